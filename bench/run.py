@@ -1,0 +1,214 @@
+"""Side-by-side benchmarks: our command and the pinned Apache tool, same broker, same run.
+
+Each case prepares cluster state once, then runs the two commands alternately (ours,
+Apache, ours, ...) several times, and reports median wall time, peak RSS and the ratio
+ours/Apache. Results replace the case's section in bench/RESULTS.md.
+
+    python -m bench.run                      # every case, on a broker it starts itself
+    python -m bench.run --case list-groups-100 --runs 9
+    python -m bench.run --bootstrap 127.0.0.1:9092   # an already running broker
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from infra import kafka as local_kafka  # noqa: E402
+
+RESULTS = ROOT / "bench" / "RESULTS.md"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    description: str
+    setup: Callable[[str], None]
+    tool: str
+    args: Callable[[str], list[str]]
+
+
+@dataclass(frozen=True)
+class Sample:
+    wall_s: float
+    max_rss_kb: int
+    exit_code: int
+
+
+def our_command(tool: str) -> list[str]:
+    script = Path(sys.executable).parent / tool
+    if script.exists():
+        return [str(script)]
+    found = shutil.which(tool)
+    if found:
+        return [found]
+    module = {
+        "kafka-consumer-groups": "kafka_groups.cli.consumer_groups",
+        "kafka-streams-groups": "kafka_groups.cli.streams_groups",
+        "kafka-topics": "kafka_topics.cli",
+    }[tool]
+    return [sys.executable, "-m", module]
+
+
+def measure(argv: list[str]) -> Sample:
+    """Wall time and the peak RSS of exactly this child (os.wait4 gives its own rusage)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return Sample(wall, usage.ru_maxrss, proc.returncode)
+
+
+# -- cases ------------------------------------------------------------------------------
+def _setup_groups(count: int) -> Callable[[str], None]:
+    def setup(bootstrap: str) -> None:
+        from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+        from confluent_kafka.admin import AdminClient, NewTopic
+
+        admin = AdminClient({"bootstrap.servers": bootstrap})
+        topic = f"bench-groups-{count}"
+        created = admin.create_topics([NewTopic(topic, 1, 1)])
+        try:
+            created[topic].result(30)
+        except Exception as exc:  # an earlier run made it already
+            if "TOPIC_ALREADY_EXISTS" not in str(exc):
+                raise
+        time.sleep(1)
+        # One group per request (the client's limit); send them all, then wait for all.
+        futures = [
+            admin.alter_consumer_group_offsets(
+                [ConsumerGroupTopicPartitions(f"bench-group-{i:05d}", [TopicPartition(topic, 0, 0)])],
+                request_timeout=60,
+            )
+            for i in range(count)
+        ]
+        for batch in futures:
+            for future in batch.values():
+                future.result(60)
+
+    return setup
+
+
+CASES = {
+    c.name: c
+    for c in (
+        Case(
+            "list-groups-100",
+            "kafka-consumer-groups --list, 100 groups",
+            _setup_groups(100),
+            "kafka-consumer-groups",
+            lambda bs: ["--bootstrap-server", bs, "--list"],
+        ),
+    )
+}
+
+
+def run_case(case: Case, bootstrap: str, runs: int) -> dict[str, list[Sample]]:
+    case.setup(bootstrap)
+    args = case.args(bootstrap)
+    commands = {
+        "ours": [*our_command(case.tool), *args],
+        "apache": local_kafka.apache_command(case.tool, args),
+    }
+    for argv in commands.values():  # warm-up: page cache, broker-side caches
+        measure(argv)
+    samples: dict[str, list[Sample]] = {"ours": [], "apache": []}
+    for _ in range(runs):
+        for who, argv in commands.items():
+            samples[who].append(measure(argv))
+    for who, got in samples.items():
+        failed = [s for s in got if s.exit_code != 0]
+        if failed:
+            raise SystemExit(f"{case.name}: {who} exited {failed[0].exit_code}: {' '.join(commands[who])}")
+    return samples
+
+
+def section(case: Case, samples: dict[str, list[Sample]], runs: int) -> str:
+    med = {who: statistics.median(s.wall_s for s in got) for who, got in samples.items()}
+    rss = {who: max(s.max_rss_kb for s in got) / 1024 for who, got in samples.items()}
+    low = {who: min(s.wall_s for s in got) for who, got in samples.items()}
+    ratio = med["ours"] / med["apache"]
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        f"## {case.name}\n\n"
+        f"{case.description}. Kafka {local_kafka.KAFKA_VERSION}, {runs} alternating runs each "
+        f"after one warm-up, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"measured {stamp}.\n\n"
+        "| command | median wall (s) | min wall (s) | peak RSS (MiB) |\n"
+        "|---|---|---|---|\n"
+        f"| ours | {med['ours']:.3f} | {low['ours']:.3f} | {rss['ours']:.0f} |\n"
+        f"| Apache | {med['apache']:.3f} | {low['apache']:.3f} | {rss['apache']:.0f} |\n\n"
+        f"**ratio ours/Apache (median wall): {ratio:.2f}x**\n"
+    )
+
+
+def write_results(sections: dict[str, str]) -> None:
+    """Replace each case's section in RESULTS.md, keeping the others."""
+    header = (
+        "# Benchmark results\n\n"
+        "Written by `python -m bench.run` (see bench/run.py). Each case runs our command and the\n"
+        "pinned Apache tool against the same local broker in the same run, alternating;\n"
+        "ratio < 1 means ours is faster.\n"
+    )
+    existing: dict[str, str] = {}
+    if RESULTS.exists():
+        current_name = None
+        for line in RESULTS.read_text().splitlines(keepends=True):
+            if line.startswith("## "):
+                current_name = line[3:].strip()
+                existing[current_name] = ""
+            if current_name:
+                existing[current_name] += line
+    existing.update(sections)
+    body = "\n".join(text.rstrip() + "\n" for _, text in sorted(existing.items()))
+    RESULTS.write_text(header + "\n" + body)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--case", action="append", choices=sorted(CASES), help="case(s) to run (default: all)"
+    )
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--bootstrap", help="use this running broker instead of starting one")
+    parser.add_argument("--no-write", action="store_true", help="print results without updating RESULTS.md")
+    opts = parser.parse_args()
+    chosen = [CASES[name] for name in (opts.case or sorted(CASES))]
+    cluster = None
+    bootstrap = opts.bootstrap
+    if not bootstrap:
+        cluster = local_kafka.start(nodes=1, workdir=ROOT / ".cache" / "run" / "bench")
+        bootstrap = cluster.bootstrap
+    try:
+        sections = {}
+        for case in chosen:
+            samples = run_case(case, bootstrap, opts.runs)
+            sections[case.name] = section(case, samples, opts.runs)
+            print(sections[case.name])
+        if not opts.no_write:
+            write_results(sections)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+
+
+if __name__ == "__main__":
+    main()

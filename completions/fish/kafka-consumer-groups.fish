@@ -1,0 +1,1 @@
+complete --command kafka-consumer-groups --no-files --arguments "(env _KAFKA_CONSUMER_GROUPS_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) kafka-consumer-groups)" --condition "env _KAFKA_CONSUMER_GROUPS_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) kafka-consumer-groups"

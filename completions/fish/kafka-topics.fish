@@ -1,0 +1,1 @@
+complete --command kafka-topics --no-files --arguments "(env _KAFKA_TOPICS_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) kafka-topics)" --condition "env _KAFKA_TOPICS_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) kafka-topics"

@@ -1,0 +1,1 @@
+"""Command-line entry points (Typer). Commands parse, call the core, hand results to a renderer."""

@@ -1,0 +1,52 @@
+"""The one exception tree of the tools and their documented exit codes.
+
+Every failure a user can cause or meet is a ``CliError``; the entry points catch it in one
+place, print its message as one line on stderr and exit with its code.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    """Exit codes shared by every tool (documented in the README)."""
+
+    OK = 0
+    ERROR = 1  # the action failed: missing group, unreachable cluster, broker error
+    USAGE = 2  # the command line is invalid; nothing was contacted or written
+    PARTIAL = 3  # the action ran but some groups or partitions failed
+
+
+class CliError(Exception):
+    """A failure reported to the user as one line on stderr."""
+
+    exit_code: ExitCode = ExitCode.ERROR
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class UsageError(CliError):
+    """The command line is invalid (unknown flag, conflicting options, bad value)."""
+
+    exit_code = ExitCode.USAGE
+
+
+class ConfigError(UsageError):
+    """A ``--command-config`` file or an environment setting cannot be used."""
+
+
+class ClusterError(CliError):
+    """The cluster could not be reached or answered with an error."""
+
+
+class NotFoundError(CliError):
+    """A requested group or topic does not exist."""
+
+
+class PartialFailure(CliError):
+    """Part of the requested work failed; the rest succeeded and was reported."""
+
+    exit_code = ExitCode.PARTIAL

@@ -1,0 +1,60 @@
+"""Renderers: the only code that prints results.
+
+Every command returns a frozen result object; :func:`emit` prints it in the chosen format:
+``text`` (the Apache tool's layout, the default when stdout is not a terminal), ``table``
+(Rich, the default on a terminal), ``json`` (versioned, documented in docs/json.md) or
+``csv``. Rich is imported only for ``table``.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+from typing import TextIO
+
+
+class OutputFormat(str, enum.Enum):
+    AUTO = "auto"
+    TEXT = "text"
+    TABLE = "table"
+    JSON = "json"
+    CSV = "csv"
+
+
+def resolve_format(requested: OutputFormat, stream: TextIO) -> OutputFormat:
+    """``auto`` means Rich tables on a terminal and the Apache text layout otherwise."""
+    if requested is not OutputFormat.AUTO:
+        return requested
+    if os.environ.get("KAFKA_TOOLS_OUTPUT"):
+        try:
+            return OutputFormat(os.environ["KAFKA_TOOLS_OUTPUT"])
+        except ValueError:
+            pass
+    return OutputFormat.TABLE if stream.isatty() else OutputFormat.TEXT
+
+
+def emit(result: object, requested: OutputFormat, stream: TextIO | None = None) -> None:
+    """Print ``result`` in the requested format."""
+    from kafka_groups.render import registry
+
+    out = stream if stream is not None else sys.stdout
+    fmt = resolve_format(requested, out)
+    renderer = registry.renderer_for(result)
+    if fmt is OutputFormat.TEXT:
+        out.write(renderer.text(result))
+    elif fmt is OutputFormat.JSON:
+        import json
+
+        json.dump(renderer.json(result), out, indent=2, sort_keys=False)
+        out.write("\n")
+    elif fmt is OutputFormat.CSV:
+        import csv
+
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerows(renderer.csv(result))
+    else:
+        from kafka_groups.render.table import print_table
+
+        print_table(renderer.table(result), out)
+    out.flush()

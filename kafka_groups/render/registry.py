@@ -1,0 +1,40 @@
+"""Which renderer prints which result type."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kafka_groups.render import groups_list, topics_list
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A table to draw with Rich: a title, column names, rows of cells, row styles."""
+
+    title: str
+    columns: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    row_styles: Sequence[str] = ()
+    empty_message: str = ""
+
+
+@dataclass(frozen=True)
+class Renderer:
+    text: Callable[[Any], str]
+    table: Callable[[Any], TableSpec]
+    json: Callable[[Any], dict[str, Any]]
+    csv: Callable[[Any], list[list[str]]]
+
+
+def renderer_for(result: object) -> Renderer:
+    from kafka_groups.core.groups import GroupListResult
+
+    if isinstance(result, GroupListResult):
+        return Renderer(groups_list.text, groups_list.table, groups_list.json, groups_list.csv)
+    from kafka_topics.core import TopicListResult
+
+    if isinstance(result, TopicListResult):
+        return Renderer(topics_list.text, topics_list.table, topics_list.json, topics_list.csv)
+    raise TypeError(f"no renderer for {type(result).__name__}")

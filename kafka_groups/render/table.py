@@ -1,0 +1,26 @@
+"""Rich tables for a person at a terminal (``NO_COLOR`` is honoured by Rich)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TextIO
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from kafka_groups.render.registry import TableSpec
+
+
+def print_table(spec: TableSpec, stream: TextIO, width: int | None = None) -> None:
+    console = Console(file=stream, width=width, highlight=False, soft_wrap=False)
+    if not spec.rows and spec.empty_message:
+        console.print(spec.empty_message)
+        return
+    table = Table(title=spec.title or None, box=box.SIMPLE_HEAD, title_justify="left")
+    for name in spec.columns:
+        table.add_column(name, no_wrap=True)
+    for i, row in enumerate(spec.rows):
+        style = spec.row_styles[i] if i < len(spec.row_styles) else None
+        table.add_row(*row, style=style or None)
+    console.print(table)

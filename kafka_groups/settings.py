@@ -1,0 +1,70 @@
+"""Connection settings shared by every tool, resolved once into a frozen object.
+
+Precedence, highest first: the command-line flag, the environment variable, the
+``--command-config`` file. The Apache tools force ``bootstrap.servers`` from
+``--bootstrap-server`` over the file, and so do we.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from kafka_groups.errors import ConfigError, UsageError
+from kafka_groups.properties import load_properties
+
+ENV_BOOTSTRAP = "KAFKA_BOOTSTRAP_SERVERS"
+ENV_COMMAND_CONFIG = "KAFKA_COMMAND_CONFIG"
+
+SECRET_KEY = re.compile(r"(password|secret|jaas|token|credential|private|\.key$)", re.IGNORECASE)
+REDACTED = "[hidden]"
+
+
+def redact(key: str, value: str) -> str:
+    """The value as it may be shown to a user: secrets are hidden."""
+    return REDACTED if SECRET_KEY.search(key) else value
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    """Where and how to connect; built by :func:`resolve_settings`."""
+
+    bootstrap_servers: str
+    timeout_ms: int
+    properties: Mapping[str, str] = field(default_factory=dict)
+    command_config: str | None = None
+    debug: bool = False
+
+    @property
+    def timeout_s(self) -> float:
+        return max(self.timeout_ms, 1) / 1000.0
+
+    def redacted_properties(self) -> dict[str, str]:
+        return {k: redact(k, v) for k, v in self.properties.items()}
+
+
+def resolve_settings(
+    bootstrap_server: str | None,
+    command_config: str | None,
+    timeout_ms: int,
+    debug: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> ConnectionSettings:
+    """Resolve flags, environment and the properties file into settings (no network)."""
+    env = os.environ if environ is None else environ
+    config_path = command_config or env.get(ENV_COMMAND_CONFIG) or None
+    properties = load_properties(config_path) if config_path else {}
+    bootstrap = bootstrap_server or env.get(ENV_BOOTSTRAP) or properties.get("bootstrap.servers") or None
+    if not bootstrap:
+        raise UsageError(f'Missing required argument "[bootstrap-server]" (or set {ENV_BOOTSTRAP})')
+    if timeout_ms < 0:
+        raise ConfigError(f"--timeout must not be negative, got {timeout_ms}")
+    return ConnectionSettings(
+        bootstrap_servers=bootstrap.strip(),
+        timeout_ms=timeout_ms,
+        properties=properties,
+        command_config=config_path,
+        debug=debug,
+    )

@@ -1,0 +1,1 @@
+"""kafka-topics: drop-in replacement for Apache Kafka's kafka-topics.sh."""

@@ -1,0 +1,37 @@
+"""Pure topic logic: the ``--topic`` filter with the Apache tool's rules."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kafka_groups.errors import CliError
+
+# Topics the broker reports as internal.
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
+
+
+@dataclass(frozen=True)
+class TopicListResult:
+    topics: tuple[str, ...]
+
+
+def compile_topic_filter(raw: str) -> re.Pattern[str]:
+    """``--topic`` as the Apache tool reads it: trimmed, ``,`` means ``|``, spaces removed,
+    surrounding quotes stripped, matched against the whole name."""
+    pattern = raw.strip().replace(",", "|").replace(" ", "").strip("\"'")
+    try:
+        return re.compile(pattern)
+    except re.error:
+        raise CliError(f"{pattern} is an invalid regex.") from None
+
+
+def select_topics(names: Iterable[str], topic: str | None, exclude_internal: bool) -> tuple[str, ...]:
+    """Sorted names, narrowed by the ``--topic`` regex and ``--exclude-internal``."""
+    pattern = compile_topic_filter(topic) if topic else None
+    return tuple(
+        name
+        for name in sorted(names)
+        if not (exclude_internal and name in INTERNAL_TOPICS) and (pattern is None or pattern.fullmatch(name))
+    )

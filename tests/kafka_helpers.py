@@ -1,0 +1,172 @@
+"""Helpers that make real cluster state with real clients: topics, records with chosen
+timestamps, and classic or consumer-protocol (KIP-848) groups."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+
+
+def unique(case: str) -> str:
+    """A name no other test uses: ``<case>-<8 hex digits>``."""
+    return f"{case}-{uuid.uuid4().hex[:8]}"
+
+
+def admin(bootstrap: str) -> AdminClient:
+    return AdminClient({"bootstrap.servers": bootstrap})
+
+
+def create_topic(bootstrap: str, name: str, partitions: int = 1, replication: int = 1) -> str:
+    client = admin(bootstrap)  # keep the client alive until its futures resolve
+    futures = client.create_topics([NewTopic(name, partitions, replication)], operation_timeout=30)
+    futures[name].result(timeout=30)
+    _wait_for_partitions(bootstrap, name, partitions)
+    return name
+
+
+def add_partitions(bootstrap: str, name: str, total: int) -> None:
+    client = admin(bootstrap)
+    futures = client.create_partitions([NewPartitions(name, total)], operation_timeout=30)
+    futures[name].result(timeout=30)
+    _wait_for_partitions(bootstrap, name, total)
+
+
+def _wait_for_partitions(bootstrap: str, name: str, partitions: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    client = admin(bootstrap)
+    while time.monotonic() < deadline:
+        topic = client.list_topics(name, timeout=5).topics.get(name)
+        if (
+            topic
+            and topic.error is None
+            and len(topic.partitions) == partitions
+            and all(p.leader >= 0 for p in topic.partitions.values())
+        ):
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"topic {name} did not get {partitions} partitions with leaders")
+
+
+@dataclass(frozen=True)
+class Record:
+    partition: int
+    value: str
+    timestamp_ms: int | None = None
+    key: str | None = None
+
+
+def produce(bootstrap: str, topic: str, records: Iterable[Record]) -> int:
+    """Write records (with chosen partitions and timestamps); return how many were acknowledged."""
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "acks": "all"})
+    acked = 0
+    failures: list[str] = []
+
+    def on_delivery(err, _msg):
+        nonlocal acked
+        if err is None:
+            acked += 1
+        else:
+            failures.append(str(err))
+
+    for r in records:
+        kwargs = {"timestamp": r.timestamp_ms} if r.timestamp_ms is not None else {}
+        producer.produce(
+            topic, value=r.value, key=r.key, partition=r.partition, on_delivery=on_delivery, **kwargs
+        )
+    producer.flush(30)
+    if failures:
+        raise KafkaException(failures[0])
+    return acked
+
+
+def produce_n(bootstrap: str, topic: str, per_partition: dict[int, int]) -> int:
+    return produce(
+        bootstrap,
+        topic,
+        (Record(p, f"v{i}") for p, n in per_partition.items() for i in range(n)),
+    )
+
+
+def _consumer_config(bootstrap: str, group: str, protocol: str, **extra: str) -> dict[str, object]:
+    config: dict[str, object] = {
+        "bootstrap.servers": bootstrap,
+        "group.id": group,
+        "group.protocol": protocol,
+        "auto.offset.reset": "earliest",
+        "enable.auto.commit": False,
+    }
+    if protocol == "classic":
+        config["session.timeout.ms"] = 10000
+        config["heartbeat.interval.ms"] = 1000
+    config.update(extra)
+    return config
+
+
+def consume_and_commit(
+    bootstrap: str,
+    group: str,
+    topics: Sequence[str],
+    expected: int,
+    protocol: str = "classic",
+    timeout: float = 60.0,
+) -> int:
+    """Join ``group`` with a real consumer, read ``expected`` records, commit, and leave
+    (the group is then Empty with committed offsets). Returns how many were read."""
+    consumer = Consumer(_consumer_config(bootstrap, group, protocol))
+    consumer.subscribe(list(topics))
+    read = 0
+    deadline = time.monotonic() + timeout
+    try:
+        while read < expected and time.monotonic() < deadline:
+            msg = consumer.poll(0.5)
+            if msg is None or msg.error():
+                continue
+            read += 1
+        consumer.commit(asynchronous=False)
+    finally:
+        consumer.close()
+    return read
+
+
+def commit_offsets(bootstrap: str, group: str, offsets: dict[tuple[str, int], int]) -> None:
+    """Commit offsets for a group without joining it (a 'simple' group, protocol type '')."""
+    from confluent_kafka import ConsumerGroupTopicPartitions
+
+    request = ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o) for (t, p), o in offsets.items()])
+    client = admin(bootstrap)
+    futures = client.alter_consumer_group_offsets([request], request_timeout=30)
+    futures[group].result(timeout=30)
+
+
+class ActiveConsumer:
+    """A real consumer kept in its group by a polling thread (the group is Stable while open)."""
+
+    def __init__(self, bootstrap: str, group: str, topics: Sequence[str], protocol: str = "classic") -> None:
+        self.consumer = Consumer(_consumer_config(bootstrap, group, protocol))
+        self.consumer.subscribe(list(topics))
+        self.assigned = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.consumer.poll(0.2)
+            if self.consumer.assignment():
+                self.assigned.set()
+
+    def __enter__(self) -> ActiveConsumer:
+        self._thread.start()
+        if not self.assigned.wait(60):
+            raise TimeoutError("the consumer got no assignment")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(10)
+        self.consumer.close()

@@ -1,0 +1,103 @@
+"""The entry points without a broker: help, version, usage errors, start-up imports."""
+
+import subprocess
+import sys
+
+import pytest
+
+from kafka_groups.cli import consumer_groups, streams_groups
+from kafka_topics import cli as topics_cli
+
+TOOLS = [
+    ("kafka-consumer-groups", consumer_groups.main),
+    ("kafka-streams-groups", streams_groups.main),
+    ("kafka-topics", topics_cli.main),
+]
+
+
+def _exit_code(main, argv):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    return info.value.code
+
+
+@pytest.mark.parametrize(("prog", "main"), TOOLS)
+def test_version(prog, main, capsys):
+    assert _exit_code(main, ["--version"]) == 0
+    assert capsys.readouterr().out.startswith(f"{prog} ")
+
+
+@pytest.mark.parametrize(("prog", "main"), TOOLS)
+def test_help_lists_the_subcommands(prog, main, capsys):
+    assert _exit_code(main, ["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "list" in out
+    assert "--bootstrap-server" in out  # the flag form is explained
+
+
+@pytest.mark.parametrize(
+    ("main", "argv", "message"),
+    [
+        (consumer_groups.main, ["--list"], 'Error: Missing required argument "[bootstrap-server]"'),
+        (consumer_groups.main, ["--bootstrap-server", "b", "--lst"], "Error: lst is not a recognized option"),
+        (
+            consumer_groups.main,
+            ["list", "--bootstrap-server", "b", "--nope"],
+            "Error: No such option",
+        ),
+        (
+            consumer_groups.main,
+            ["--bootstrap-server", "b", "--list", "--state", "bogus"],
+            "Error: Invalid state list 'bogus'. Valid states are: ",
+        ),
+        (
+            topics_cli.main,
+            ["--bootstrap-server", "b", "--list", "--describe"],
+            "Error: Command must include exactly one action",
+        ),
+        (streams_groups.main, ["--bootstrap-server", "b"], "Error: Command must include exactly one action"),
+        (
+            consumer_groups.main,
+            ["--bootstrap-server", "b", "--list", "--command-config", "/nonexistent/x.properties"],
+            "Error: cannot read --command-config file /nonexistent/x.properties",
+        ),
+    ],
+)
+def test_usage_errors_are_one_line_on_stderr(main, argv, message, capsys, monkeypatch):
+    monkeypatch.delenv("KAFKA_BOOTSTRAP_SERVERS", raising=False)
+    assert _exit_code(main, argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(message)
+
+
+@pytest.mark.parametrize(
+    "prog", ["kafka_groups.cli.consumer_groups", "kafka_groups.cli.streams_groups", "kafka_topics.cli"]
+)
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["list", "--help"]])
+def test_help_and_version_do_not_load_kafka_clients(prog, argv):
+    code = (
+        "import sys\n"
+        f"from {prog} import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "loaded = [m for m in ('confluent_kafka', 'kafka') if m in sys.modules]\n"
+        "print('LOADED', loaded, file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "LOADED []" in proc.stderr
+
+
+def test_unreachable_cluster_is_one_line_and_exit_1(capsys):
+    # Port 1 on loopback: nothing listens there, the connection is refused at once.
+    assert (
+        _exit_code(consumer_groups.main, ["--bootstrap-server", "127.0.0.1:1", "--list", "--timeout", "500"])
+        == 1
+    )
+    captured = capsys.readouterr()
+    assert captured.err.strip() == "Error: cannot reach the cluster at 127.0.0.1:1 within 500 ms"
+    assert captured.out == ""

@@ -1,0 +1,121 @@
+"""The flag form is validated in the Apache tool's order, with its messages."""
+
+import pytest
+
+from kafka_groups.cli.consumer_groups_flags import translate
+from kafka_groups.errors import CliError, UsageError
+
+B = ["--bootstrap-server", "b:9092"]
+
+
+@pytest.fixture(autouse=True)
+def _no_env_bootstrap(monkeypatch):
+    monkeypatch.delenv("KAFKA_BOOTSTRAP_SERVERS", raising=False)
+    monkeypatch.delenv("KAFKA_COMMAND_CONFIG", raising=False)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--list"], 'Missing required argument "[bootstrap-server]"'),
+        ([*B, "--describe"], "Option [describe] takes one of these options: [all-groups], [group]"),
+        (
+            [*B, "--describe", "--group", "g", "--members", "--state"],
+            "Option [describe] takes at most one of these options: [members], [offsets], [state]",
+        ),
+        (
+            [*B, "--describe", "--group", "g", "--state", "x"],
+            "Option [describe] does not take a value for [state]",
+        ),
+        ([*B, "--delete"], "Option [delete] takes one of these options: [all-groups], [group]"),
+        (
+            [*B, "--delete", "--group", "g", "--topic", "t"],
+            "The consumer does not support topic-specific offset deletion from a consumer group.",
+        ),
+        (
+            [*B, "--delete-offsets", "--group", "g"],
+            "Option [delete-offsets] takes the following options: [topic], [group]",
+        ),
+        (
+            [*B, "--reset-offsets", "--group", "g", "--dry-run", "--execute"],
+            "Option [reset-offsets] only accepts one of [execute] and [dry-run]",
+        ),
+        (
+            [*B, "--reset-offsets", "--to-earliest"],
+            "Option [reset-offsets] takes one of these options: [all-groups], [group]",
+        ),
+        (
+            [*B, "--reset-offsets", "--group", "g", "--to-earliest", "--to-latest"],
+            'Option "[to-earliest]" can\'t be used with option "[to-latest]"',
+        ),
+        (
+            [*B, "--reset-offsets", "--group", "g", "--to-offset", "3", "--to-latest", "--shift-by", "3"],
+            'Option "[to-offset]" can\'t be used with option "[to-latest]"',
+        ),
+        (
+            [*B, "--describe", "--group", "g", "--all-groups"],
+            'Option "[group]" can\'t be used with option "[all-groups]"',
+        ),
+        (
+            [*B, "--list", "--describe", "--group", "g"],
+            'Option "[group]" can\'t be used with option "[list]"',
+        ),
+        ([*B, "--list", "--topic", "t"], 'Option "[topic]" can\'t be used with option "[list]"'),
+        (
+            [*B, "--describe", "--all-groups", "--topic", "t"],
+            'Option "[topic]" can\'t be used with option "[describe]"',
+        ),
+        (
+            B,
+            "Command must include exactly one action: --list, --describe, --delete, --reset-offsets, "
+            "--delete-offsets, --validate-regex",
+        ),
+        ([*B, "--type"], "Option(s) [type] are unavailable given other options on the command line"),
+    ],
+)
+def test_validation_messages(argv, message):
+    with pytest.raises(UsageError) as info:
+        translate(argv)
+    assert info.value.message == message
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected_tail"),
+    [
+        ([*B, "--list"], []),
+        ([*B, "--list", "--state"], ["--show-state"]),
+        ([*B, "--list", "--state", "stable,empty", "--type"], ["--state", "stable,empty", "--show-type"]),
+        ([*B, "-list", "--type=classic"], ["--type", "classic"]),
+    ],
+)
+def test_list_translates_to_the_list_subcommand(argv, expected_tail):
+    assert translate(argv) == ["list", "--bootstrap-server", "b:9092", "--timeout", "5000", *expected_tail]
+
+
+def test_timeout_and_our_options_are_passed_on():
+    argv = [*B, "--list", "--timeout", "250", "--output", "json", "--debug"]
+    assert translate(argv) == [
+        "list",
+        "--bootstrap-server",
+        "b:9092",
+        "--timeout",
+        "250",
+        "--output",
+        "json",
+        "--debug",
+    ]
+
+
+def test_bootstrap_from_environment_satisfies_the_required_flag(monkeypatch):
+    monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "env:9092")
+    assert translate(["--list"]) == ["list", "--timeout", "5000"]
+
+
+def test_help_and_version():
+    assert translate(["--help"]) == ["--help"]
+    assert translate([*B, "--version"]) == ["--version"]
+
+
+def test_actions_not_built_yet_say_so():
+    with pytest.raises(CliError, match="not available yet"):
+        translate([*B, "--describe", "--group", "g"])
