@@ -40,19 +40,20 @@ def main() -> None:
     bs = cluster.bootstrap
     print(f"broker ready at {bs} in {time.monotonic() - started:.1f}s")
     try:
-        admin = AdminClient({"bootstrap.servers": bs})
+        quiet = {"bootstrap.servers": bs, "log_level": 0}  # the demo's own clients stay silent
+        admin = AdminClient(quiet)
         step(f"Creating topic {TOPIC} with 3 partitions and producing 30 records")
         admin.create_topics([NewTopic(TOPIC, 3, 1)])[TOPIC].result(30)
         time.sleep(1)
-        producer = Producer({"bootstrap.servers": bs})
+        producer = Producer(quiet)
         for i in range(30):
             producer.produce(TOPIC, value=f"order-{i}", partition=i % 3)
         producer.flush(30)
 
-        step(f"Group {GROUP} consumes everything and commits (auto.offset.reset=latest)")
+        step(f"Group {GROUP} consumes everything and commits")
         consumer = Consumer(
             {
-                "bootstrap.servers": bs,
+                **quiet,
                 "group.id": GROUP,
                 "auto.offset.reset": "earliest",
                 "enable.auto.commit": False,
@@ -70,7 +71,8 @@ def main() -> None:
 
         step(f"Expanding {TOPIC} to 6 partitions and producing 12 more records across all of them")
         admin.create_partitions([NewPartitions(TOPIC, 6)])[TOPIC].result(30)
-        time.sleep(1)
+        while len(producer.list_topics(TOPIC, timeout=10).topics[TOPIC].partitions) < 6:
+            time.sleep(0.2)
         for i in range(12):
             producer.produce(TOPIC, value=f"late-order-{i}", partition=i % 6)
         producer.flush(30)

@@ -8,18 +8,18 @@ from dataclasses import dataclass
 from kafka_groups.core.javaorder import string_keys_order
 from kafka_groups.errors import UsageError
 
-# The states a consumer group (classic or consumer protocol) can be in, in the order the
-# pinned Apache tool lists them in its error message.
+# The states a consumer group (classic or consumer protocol) can be in, and its types, in the
+# order the pinned Apache tool names them in its error messages.
 CONSUMER_GROUP_STATES: tuple[str, ...] = (
     "PreparingRebalance",
-    "CompletingRebalance",
     "Stable",
-    "Dead",
-    "Empty",
-    "Assigning",
     "Reconciling",
+    "CompletingRebalance",
+    "Dead",
+    "Assigning",
+    "Empty",
 )
-CONSUMER_GROUP_TYPES: tuple[str, ...] = ("Classic", "Consumer")
+CONSUMER_GROUP_TYPES: tuple[str, ...] = ("Consumer", "Classic")
 # The states of a streams group (KIP-1071).
 STREAMS_GROUP_STATES: tuple[str, ...] = ("Empty", "NotReady", "Assigning", "Reconciling", "Stable", "Dead")
 UNKNOWN = "Unknown"
