@@ -102,6 +102,8 @@ def parse(argv: Sequence[str], options: Iterable[Opt]) -> Parsed:
             value = argv[i]
             i += 1
         parsed.values.setdefault(name, []).append(value)
+    if "o" in parsed.values:  # -o is our short form of --output
+        parsed.values.setdefault("output", []).extend(parsed.values.pop("o"))
     for name in parsed.values:
         need = specs[name].available_if
         if need and not any(n in parsed.values for n in need):

@@ -31,6 +31,7 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("help"),
     Opt("version"),
     Opt("output", Arg.REQUIRED),
+    Opt("o", Arg.REQUIRED),  # short for --output
     Opt("debug"),
 )
 

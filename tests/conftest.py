@@ -89,3 +89,9 @@ def ours() -> Callable[..., RunResult[str]]:
         )
 
     return run
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden", action="store_true", help="rewrite tests/golden/ from the current output"
+    )

@@ -9,10 +9,12 @@ KIP-848 state name, OffsetDelete, StreamsGroupDescribe, ...).
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from functools import cached_property
 from typing import Any
 
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, warn_unmapped
+from kafka_groups.core.describe import Committed, Coordinator, GroupDescription, Member, TopicPartition
 from kafka_groups.core.groups import GroupListing
 from kafka_groups.errors import ClusterError
 from kafka_groups.settings import ConnectionSettings
@@ -130,3 +132,253 @@ class KafkaAccess:
                 )
             )
         return listings
+
+    # -- describe ------------------------------------------------------------------------
+    def describe_groups(self, group_ids: list[str]) -> tuple[dict[str, GroupDescription], list[str]]:
+        """Describe consumer groups in as few requests as the protocol allows.
+
+        ConsumerGroupDescribe goes to each coordinator once for all its groups (when the
+        brokers have it); the groups it does not know as consumer-protocol groups are then
+        described with DescribeGroups, again once per coordinator. Returns the descriptions
+        and the ids of the groups that do not exist.
+        """
+        from kafka.errors import KafkaError
+
+        if not group_ids:
+            return {}, []
+        try:
+            described: tuple[dict[str, GroupDescription], list[str]] = self._run(
+                self._describe_groups, list(dict.fromkeys(group_ids))
+            )
+            return described
+        except KafkaError as exc:
+            raise ClusterError(f"describing groups failed: {exc}") from None
+
+    def committed_offsets(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, Committed]]:
+        """Every committed offset of each group (OffsetFetch, one request per coordinator)."""
+        from kafka.errors import KafkaError
+
+        if not group_ids:
+            return {}
+        try:
+            raw = self._protocol.list_group_offsets({g: None for g in group_ids})
+        except KafkaError as exc:
+            raise ClusterError(f"fetching committed offsets failed: {exc}") from None
+        result: dict[str, dict[TopicPartition, Committed]] = {}
+        for group_id, offsets in raw.items():
+            result[group_id] = {
+                (tp.topic, tp.partition): Committed(
+                    om.offset, om.leader_epoch if om.leader_epoch >= 0 else None
+                )
+                for tp, om in offsets.items()
+                if om.offset >= 0
+            }
+        return result
+
+    def log_offsets(
+        self, partitions: set[TopicPartition], earliest: bool = False
+    ) -> tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]]:
+        """Log end offsets (and log start offsets when ``earliest``) of the partitions: one
+        Metadata request, then one ListOffsets per partition leader and offset kind. A
+        partition without a leader, or unknown to the cluster, maps to None."""
+        from kafka.errors import KafkaError
+
+        if not partitions:
+            return {}, {}
+        try:
+            offsets: tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]] = self._run(
+                self._log_offsets, partitions, earliest
+            )
+            return offsets
+        except KafkaError as exc:
+            raise ClusterError(f"listing partition offsets failed: {exc}") from None
+
+    # -- protocol work, run on kafka-python's network thread ------------------------------
+    def _run(self, coro: Any, *args: Any) -> Any:
+        return self._protocol._manager.run(coro, *args)
+
+    def _coordinator(self, node_id: int) -> Coordinator:
+        broker = self._protocol._manager.cluster.broker_metadata(node_id)
+        return Coordinator(broker.host, broker.port, node_id)
+
+    async def _describe_groups(self, group_ids: list[str]) -> tuple[dict[str, GroupDescription], list[str]]:
+        from kafka.protocol.admin import DescribeGroupsRequest
+
+        from kafka_groups.access.messages import ConsumerGroupDescribeRequest
+
+        client = self._protocol
+        manager = client._manager
+        coordinators = await client._find_coordinator_ids(group_ids)
+        by_node: dict[int, list[str]] = defaultdict(list)
+        for group_id in group_ids:
+            by_node[coordinators[group_id]].append(group_id)
+
+        found: dict[str, GroupDescription] = {}
+        classic: dict[int, list[str]] = defaultdict(list)
+        if self._broker_api_version(CONSUMER_GROUP_DESCRIBE_API_KEY) >= 0:
+            pending = [
+                (
+                    node,
+                    manager.send(
+                        ConsumerGroupDescribeRequest(group_ids=ids, include_authorized_operations=False),
+                        node_id=node,
+                    ),
+                )
+                for node, ids in by_node.items()
+            ]
+            for node, future in pending:
+                response = await future
+                for group in response.groups:
+                    if group.error_code == 0:
+                        found[group.group_id] = _consumer_group(
+                            group, self._coordinator(node), response.API_VERSION
+                        )
+                    elif group.error_code in (GROUP_ID_NOT_FOUND, UNSUPPORTED_VERSION):
+                        # Not a consumer-protocol group, or a broker with KIP-848 switched
+                        # off (3.x): DescribeGroups knows the rest.
+                        classic[node].append(group.group_id)
+                    else:
+                        raise _group_error(group.group_id, group.error_code, group.error_message)
+        else:
+            classic = by_node
+
+        missing: list[str] = []
+        pending_classic = [
+            (
+                node,
+                manager.send(
+                    DescribeGroupsRequest(groups=ids, include_authorized_operations=False), node_id=node
+                ),
+            )
+            for node, ids in classic.items()
+        ]
+        for node, future in pending_classic:
+            response = await future
+            for group in response.groups:
+                if group.error_code == GROUP_ID_NOT_FOUND or (
+                    group.error_code == 0 and group.group_state == "Dead"
+                ):
+                    missing.append(group.group_id)
+                elif group.error_code != 0:
+                    raise _group_error(
+                        group.group_id, group.error_code, getattr(group, "error_message", None)
+                    )
+                elif group.protocol_type not in ("consumer", ""):
+                    missing.append(group.group_id)
+                else:
+                    found[group.group_id] = _classic_group(group, self._coordinator(node))
+        return found, missing
+
+    async def _log_offsets(
+        self, partitions: set[TopicPartition], earliest: bool
+    ) -> tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]]:
+        from kafka.admin import OffsetSpec
+        from kafka.structs import TopicPartition as KafkaTP
+
+        client = self._protocol
+        metadata = await client._get_cluster_metadata(sorted({t for t, _ in partitions}))
+        leaders: dict[int, list[TopicPartition]] = defaultdict(list)
+        for topic in metadata.get("topics", ()):
+            for p in topic.get("partitions", ()):
+                tp = (topic["name"], p["partition_index"])
+                if tp in partitions and p["leader_id"] >= 0 and p.get("error_code", 0) in (0, 9):
+                    leaders[p["leader_id"]].append(tp)
+        ends: dict[TopicPartition, int | None] = dict.fromkeys(partitions)
+        starts: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if earliest else {}
+        kinds = [(OffsetSpec.LATEST, ends)] + ([(OffsetSpec.EARLIEST, starts)] if earliest else [])
+        pending = []
+        for leader, tps in leaders.items():
+            for spec, target in kinds:
+                request = client._list_partition_offsets_request({KafkaTP(t, p): spec for t, p in tps}, 0)
+                pending.append((target, client._manager.send(request, node_id=leader)))
+        for target, future in pending:
+            response = await future
+            for topic in response.topics:
+                for p in topic.partitions:
+                    if p.error_code == 0:
+                        target[(topic.name, p.partition_index)] = p.offset
+        return ends, starts
+
+
+GROUP_ID_NOT_FOUND = 69  # error codes
+UNSUPPORTED_VERSION = 35
+CONSUMER_GROUP_DESCRIBE_API_KEY = 69
+CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION = 2  # KIP-1282: GroupCreationTimeMs
+
+
+def _group_error(group_id: str, code: int, message: str | None) -> ClusterError:
+    from kafka.errors import for_code
+
+    error = for_code(code)
+    text = message or getattr(error, "description", "") or error.__name__
+    return ClusterError(f"group '{group_id}': {error.__name__}: {text}")
+
+
+def _partitions(assignment: Any) -> tuple[TopicPartition, ...]:
+    if assignment is None:
+        return ()
+    return tuple((tp.topic_name, p) for tp in assignment.topic_partitions for p in tp.partitions)
+
+
+def _consumer_group(group: Any, coordinator: Coordinator, version: int) -> GroupDescription:
+    members = tuple(
+        Member(
+            member_id=m.member_id,
+            client_id=m.client_id,
+            host=m.client_host,
+            instance_id=m.instance_id,
+            assignment=_partitions(m.assignment),
+            target_assignment=_partitions(m.target_assignment),
+            member_epoch=m.member_epoch,
+            upgraded=None if version < 1 or m.member_type < 0 else m.member_type == 1,
+        )
+        for m in group.members
+    )
+    creation = (
+        group.group_creation_time_ms if version >= CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION else None
+    )
+    return GroupDescription(
+        group_id=group.group_id,
+        state=group.group_state,
+        type="Consumer",
+        coordinator=coordinator,
+        assignor=group.assignor_name,
+        members=members,
+        group_epoch=group.group_epoch,
+        target_assignment_epoch=group.assignment_epoch,
+        creation_time_ms=creation,
+    )
+
+
+def _classic_group(group: Any, coordinator: Coordinator) -> GroupDescription:
+    import struct
+
+    from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
+
+    members = []
+    for m in group.members:
+        assigned: tuple[TopicPartition, ...] = ()
+        if m.member_assignment:
+            try:
+                assignment = ConsumerProtocolAssignment.decode(m.member_assignment)
+            except struct.error:  # not the consumer protocol's layout: nothing to show
+                assignment = None
+            if assignment is not None:
+                assigned = tuple((a.topic, p) for a in assignment.assigned_partitions for p in a.partitions)
+        members.append(
+            Member(
+                member_id=m.member_id,
+                client_id=m.client_id,
+                host=m.client_host,
+                instance_id=m.group_instance_id,
+                assignment=assigned,
+            )
+        )
+    return GroupDescription(
+        group_id=group.group_id,
+        state=group.group_state,
+        type="Classic",
+        coordinator=coordinator,
+        assignor=group.protocol_data or "",
+        members=tuple(members),
+    )

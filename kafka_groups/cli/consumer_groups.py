@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from kafka_groups.cli import cg_list
+from kafka_groups.cli import cg_describe, cg_list
 from kafka_groups.cli.common import new_app, run, version_callback
 from kafka_groups.cli.consumer_groups_flags import translate
 
@@ -34,6 +34,7 @@ def _root(
 
 
 app.command("list")(cg_list.list_command)
+app.command("describe")(cg_describe.describe_command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

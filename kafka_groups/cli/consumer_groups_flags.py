@@ -65,6 +65,7 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("version"),
     # Ours, accepted in the flag form too.
     Opt("output", Arg.REQUIRED),
+    Opt("o", Arg.REQUIRED),  # short for --output
     Opt("debug"),
 )
 
@@ -160,5 +161,13 @@ def translate(argv: Sequence[str]) -> list[str]:
             if p.has(name):
                 value = p.one(name)
                 args += [f"--{name}", value] if value else [f"--show-{name}"]
+        return args
+    if action == "describe":
+        args = ["describe", *_common(p)]
+        for group in p.all("group"):
+            args += ["--group", group]
+        for flag in ("all-groups", "offsets", "members", "state", "verbose"):
+            if p.has(flag):
+                args.append(f"--{flag}")
         return args
     raise CliError(f"--{action} is not available yet in this version of kafka-consumer-groups")

@@ -38,6 +38,7 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("help"),
     Opt("version"),
     Opt("output", Arg.REQUIRED),
+    Opt("o", Arg.REQUIRED),  # short for --output
     Opt("debug"),
 )
 DEFAULT_TIMEOUT_MS = 30000

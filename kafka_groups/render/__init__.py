@@ -41,6 +41,10 @@ def emit(result: object, requested: OutputFormat, stream: TextIO | None = None) 
     out = stream if stream is not None else sys.stdout
     fmt = resolve_format(requested, out)
     renderer = registry.renderer_for(result)
+    if fmt in (OutputFormat.TEXT, OutputFormat.TABLE):
+        # As the Apache tool: each notice on stderr, after an empty line in its layout.
+        for notice in renderer.notices(result):
+            print(("\n" if fmt is OutputFormat.TEXT else "") + notice, file=sys.stderr)
     if fmt is OutputFormat.TEXT:
         out.write(renderer.text(result))
     elif fmt is OutputFormat.JSON:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_groups.render import groups_list, topics_list
+from kafka_groups.render import describe, groups_list, topics_list
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,7 @@ class Renderer:
     table: Callable[[Any], TableSpec]
     json: Callable[[Any], dict[str, Any]]
     csv: Callable[[Any], list[list[str]]]
+    notices: Callable[[Any], list[str]] = lambda _result: []
 
 
 def renderer_for(result: object) -> Renderer:
@@ -33,7 +34,11 @@ def renderer_for(result: object) -> Renderer:
 
     if isinstance(result, GroupListResult):
         return Renderer(groups_list.text, groups_list.table, groups_list.json, groups_list.csv)
+    from kafka_groups.core.describe import DescribeResult
     from kafka_topics.core import TopicListResult
+
+    if isinstance(result, DescribeResult):
+        return Renderer(describe.text, describe.table, describe.json, describe.csv, describe.notices)
 
     if isinstance(result, TopicListResult):
         return Renderer(topics_list.text, topics_list.table, topics_list.json, topics_list.csv)

@@ -13,13 +13,17 @@ if TYPE_CHECKING:
 
 
 def print_table(spec: TableSpec, stream: TextIO, width: int | None = None) -> None:
+    # On a terminal Rich fits the terminal; elsewhere (a forced table into a pipe) nothing is
+    # cut: the table gets the width it needs.
+    if width is None and not stream.isatty():
+        width = 100_000
     console = Console(file=stream, width=width, highlight=False, soft_wrap=False)
     if not spec.rows and spec.empty_message:
         console.print(spec.empty_message)
         return
     table = Table(title=spec.title or None, box=box.SIMPLE_HEAD, title_justify="left")
     for name in spec.columns:
-        table.add_column(name, no_wrap=True)
+        table.add_column(name, overflow="fold")
     for i, row in enumerate(spec.rows):
         style = spec.row_styles[i] if i < len(spec.row_styles) else None
         table.add_row(*row, style=style or None)

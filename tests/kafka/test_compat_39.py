@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.kafka_helpers import consume_and_commit, create_topic, produce_n, unique
+from tests.kafka_helpers import ActiveConsumer, consume_and_commit, create_topic, produce_n, unique
 
 pytestmark = [pytest.mark.kafka, pytest.mark.compat]
 
@@ -27,3 +27,50 @@ def test_list_on_39_matches_the_apache_tool(compat_broker, classic_group, apache
     assert mine.returncode == 0, mine.stderr
     assert classic_group in mine.stdout
     assert mine.stdout == theirs.stdout
+
+
+@pytest.mark.parametrize(
+    "view",
+    [[], ["--offsets", "--verbose"], ["--members"], ["--members", "--verbose"], ["--state"]],
+    ids=lambda v: " ".join(v) or "default",
+)
+def test_describe_on_39_matches_the_apache_tool(compat_broker, classic_group, apache, ours, view):
+    bs = compat_broker.bootstrap
+    theirs = apache(
+        "kafka-consumer-groups", "--bootstrap-server", bs, "--describe", "--group", classic_group, *view
+    )
+    mine = ours(
+        "kafka-consumer-groups", "--bootstrap-server", bs, "--describe", "--group", classic_group, *view
+    )
+    assert mine.returncode == 0, mine.stderr
+    assert mine.stdout == theirs.stdout
+
+
+def test_describe_active_group_on_39(compat_broker, classic_group, apache, ours):
+    bs = compat_broker.bootstrap
+    topic = create_topic(bs, unique("compat-active"), partitions=3)
+    group = unique("compat-active")
+    with ActiveConsumer(bs, group, [topic]):
+        for view in ([], ["--members", "--verbose"], ["--state"]):
+            theirs = apache(
+                "kafka-consumer-groups", "--bootstrap-server", bs, "--describe", "--group", group, *view
+            )
+            mine = ours(
+                "kafka-consumer-groups", "--bootstrap-server", bs, "--describe", "--group", group, *view
+            )
+            assert mine.returncode == 0, mine.stderr
+            assert mine.stdout == theirs.stdout
+
+
+def test_missing_group_on_39(compat_broker, ours):
+    missing = unique("compat-missing")
+    mine = ours(
+        "kafka-consumer-groups",
+        "--bootstrap-server",
+        compat_broker.bootstrap,
+        "--describe",
+        "--group",
+        missing,
+    )
+    assert mine.returncode == 1
+    assert mine.stderr.strip() == f"Error: Consumer group '{missing}' does not exist."

@@ -111,6 +111,23 @@ def test_bootstrap_from_environment_satisfies_the_required_flag(monkeypatch):
     assert translate(["--list"]) == ["list", "--timeout", "5000"]
 
 
+def test_describe_translates_to_the_describe_subcommand():
+    argv = [*B, "--describe", "--group", "a", "--group", "b", "--members", "--verbose"]
+    assert translate(argv) == [
+        "describe",
+        "--bootstrap-server",
+        "b:9092",
+        "--timeout",
+        "5000",
+        "--group",
+        "a",
+        "--group",
+        "b",
+        "--members",
+        "--verbose",
+    ]
+
+
 def test_help_and_version():
     assert translate(["--help"]) == ["--help"]
     assert translate([*B, "--version"]) == ["--version"]
@@ -118,4 +135,4 @@ def test_help_and_version():
 
 def test_actions_not_built_yet_say_so():
     with pytest.raises(CliError, match="not available yet"):
-        translate([*B, "--describe", "--group", "g"])
+        translate([*B, "--delete", "--group", "g"])

@@ -1,0 +1,189 @@
+"""``--describe``: the data of a group and the rows of each view, computed the way the pinned
+Apache tool computes them (pure; the access layer gathers the inputs)."""
+
+from __future__ import annotations
+
+import enum
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+TopicPartition = tuple[str, int]
+
+MISSING = "-"
+REBALANCING_STATES = frozenset({"PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling"})
+
+
+class View(str, enum.Enum):
+    OFFSETS = "offsets"
+    MEMBERS = "members"
+    STATE = "state"
+
+
+@dataclass(frozen=True)
+class Coordinator:
+    host: str
+    port: int
+    node_id: int
+
+    @property
+    def label(self) -> str:
+        """As the Apache tool prints it: ``host:port  (id)`` with two spaces."""
+        return f"{self.host}:{self.port}  ({self.node_id})"
+
+
+@dataclass(frozen=True)
+class Member:
+    member_id: str
+    client_id: str
+    host: str
+    instance_id: str | None
+    assignment: tuple[TopicPartition, ...]
+    target_assignment: tuple[TopicPartition, ...] = ()
+    member_epoch: int | None = None  # consumer protocol only
+    upgraded: bool | None = None  # consumer protocol: False for a classic member in a consumer group
+
+
+@dataclass(frozen=True)
+class GroupDescription:
+    group_id: str
+    state: str
+    type: str  # Classic or Consumer
+    coordinator: Coordinator
+    assignor: str
+    members: tuple[Member, ...]
+    group_epoch: int | None = None
+    target_assignment_epoch: int | None = None
+    # KIP-1282: None when the broker cannot tell (no ConsumerGroupDescribe v2), -1 when it says unknown.
+    creation_time_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class Committed:
+    offset: int
+    leader_epoch: int | None = None
+
+
+@dataclass(frozen=True)
+class OffsetRow:
+    group: str
+    topic: str
+    partition: int
+    leader_epoch: int | None
+    current_offset: int | None
+    log_end_offset: int | None
+    consumer_id: str | None
+    host: str | None
+    client_id: str | None
+    log_start_offset: int | None = None
+
+    @property
+    def lag(self) -> int | None:
+        if self.current_offset is None or self.current_offset == -1 or self.log_end_offset is None:
+            return None
+        return self.log_end_offset - self.current_offset
+
+    @property
+    def out_of_range(self) -> bool:
+        """The committed offset lies outside [log start, log end]: a consumer resuming from it
+        will fall back to its auto.offset.reset policy."""
+        if self.current_offset is None:
+            return False
+        if self.log_end_offset is not None and self.current_offset > self.log_end_offset:
+            return True
+        return self.log_start_offset is not None and self.current_offset < self.log_start_offset
+
+
+@dataclass(frozen=True)
+class DescribedGroup:
+    description: GroupDescription
+    rows: tuple[OffsetRow, ...] = ()  # the offsets view only
+
+    @property
+    def group_id(self) -> str:
+        return self.description.group_id
+
+
+@dataclass(frozen=True)
+class DescribeResult:
+    view: View
+    verbose: bool
+    groups: tuple[DescribedGroup, ...]
+    missing: tuple[str, ...] = ()
+
+
+def java_sorted(group_ids: Iterable[str]) -> list[str]:
+    """Sorted as Java's ``String.compareTo`` sorts (UTF-16 code units), as a TreeMap iterates."""
+    return sorted(set(group_ids), key=lambda g: g.encode("utf-16-be"))
+
+
+def offset_rows(
+    group: GroupDescription,
+    committed: Mapping[TopicPartition, Committed],
+    log_end: Mapping[TopicPartition, int | None],
+    log_start: Mapping[TopicPartition, int | None] | None = None,
+) -> tuple[OffsetRow, ...]:
+    """The rows of ``--describe --offsets``.
+
+    Members with an assignment come first, largest assignment first (ties keep the
+    broker's member order); each member's partitions, then the committed partitions no
+    member owns, sorted by topic and partition. A partition without a leader has no log end
+    offset, hence no lag.
+    """
+    starts = log_start or {}
+
+    def row(tp: TopicPartition, member: Member | None) -> OffsetRow:
+        done = committed.get(tp)
+        return OffsetRow(
+            group=group.group_id,
+            topic=tp[0],
+            partition=tp[1],
+            leader_epoch=done.leader_epoch if done else None,
+            current_offset=done.offset if done else None,
+            log_end_offset=log_end.get(tp),
+            consumer_id=member.member_id if member else None,
+            host=member.host if member else None,
+            client_id=member.client_id if member else None,
+            log_start_offset=starts.get(tp),
+        )
+
+    rows: list[OffsetRow] = []
+    assigned: set[TopicPartition] = set()
+    busy = [m for m in group.members if m.assignment]
+    for member in sorted(busy, key=lambda m: -len(set(m.assignment))):
+        partitions = sorted(set(member.assignment))
+        assigned.update(partitions)
+        rows.extend(row(tp, member) for tp in partitions)
+    rows.extend(row(tp, None) for tp in sorted(tp for tp in committed if tp not in assigned))
+    return tuple(rows)
+
+
+def partitions_to_look_up(
+    groups: Iterable[GroupDescription], committed: Mapping[str, Mapping[TopicPartition, Committed]]
+) -> set[TopicPartition]:
+    """Every partition an offsets view needs log offsets for: assigned or committed."""
+    needed: set[TopicPartition] = set()
+    for group in groups:
+        for member in group.members:
+            needed.update(member.assignment)
+        needed.update(committed.get(group.group_id, {}))
+    return needed
+
+
+def assignment_string(assignment: Iterable[TopicPartition]) -> str:
+    """``topic:0,1;other:2``: topics sorted, partitions sorted as numbers; ``-`` when empty."""
+    by_topic: dict[str, set[int]] = defaultdict(set)
+    for topic, partition in assignment:
+        by_topic[topic].add(partition)
+    if not by_topic:
+        return MISSING
+    return ";".join(sorted(f"{t}:{','.join(str(p) for p in sorted(ps))}" for t, ps in by_topic.items()))
+
+
+def state_notice(group_id: str, state: str) -> str | None:
+    """What the Apache tool prints on stderr before a group's table, if anything."""
+    if state == "Empty":
+        return f"Consumer group '{group_id}' has no active members."
+    if state in REBALANCING_STATES:
+        return f"Warning: Consumer group '{group_id}' is rebalancing."
+    return None

@@ -1,0 +1,332 @@
+"""``--describe`` output: the Apache layouts of the offsets, members and state views."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
+from kafka_groups.core.describe import (
+    MISSING,
+    DescribedGroup,
+    DescribeResult,
+    GroupDescription,
+    Member,
+    OffsetRow,
+    View,
+    assignment_string,
+    state_notice,
+)
+
+if TYPE_CHECKING:
+    from kafka_groups.render.registry import TableSpec
+
+JSON_SCHEMA = "kafka-group-tools/group-describe/v1"
+CREATION_TIME_WIDTH = 25  # "2026-01-31T12:00:00.000Z" is 24 characters
+
+
+def _s(value: object | None) -> str:
+    return MISSING if value is None else str(value)
+
+
+def _pad(value: str, width: int) -> str:
+    return value.ljust(width)
+
+
+def creation_time(desc: GroupDescription) -> str:
+    """KIP-1282 GROUP-CREATION-TIME: ISO-8601 UTC with milliseconds, ``-`` when unknown."""
+    if desc.creation_time_ms is None or desc.creation_time_ms < 0:
+        return MISSING
+    moment = dt.datetime.fromtimestamp(desc.creation_time_ms / 1000, tz=dt.timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{desc.creation_time_ms % 1000:03d}Z"
+
+
+def _should_print(group: DescribedGroup, rows: int) -> bool:
+    return group.description.state != "Dead" and rows > 0
+
+
+# -- offsets ----------------------------------------------------------------------------
+def _offsets_text(group: DescribedGroup, verbose: bool) -> str:
+    rows = group.rows
+    g = max([15, *(len(r.group) for r in rows)])
+    t = max([15, *(len(r.topic) for r in rows)])
+    c = max([15, *(len(_s(r.consumer_id)) for r in rows)])
+    h = max([15, *(len(_s(r.host)) for r in rows)])
+
+    def line(cells: list[str]) -> str:
+        widths = [g, t, 10] + ([15] if verbose else []) + [15, 15, 15, c, h]
+        return "\n" + " ".join(_pad(v, w) for v, w in zip(cells[:-1], widths, strict=True)) + " " + cells[-1]
+
+    header = ["GROUP", "TOPIC", "PARTITION"] + (["LEADER-EPOCH"] if verbose else [])
+    header += ["CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"]
+    out = [line(header)]
+    for r in rows:
+        cells = [r.group, r.topic, str(r.partition)] + ([_s(r.leader_epoch)] if verbose else [])
+        cells += [_s(r.current_offset), _s(r.log_end_offset), _s(r.lag), _s(r.consumer_id), _s(r.host)]
+        cells.append(_s(r.client_id))
+        out.append(line(cells))
+    return "".join(out) + "\n"
+
+
+# -- members ----------------------------------------------------------------------------
+def _members_text(group: DescribedGroup, verbose: bool, printable: bool) -> str:
+    desc = group.description
+    members = desc.members
+    gw, cw, iw, hw, lw, ca, ta = 15, 15, 17, 15, 15, 20, 20
+    with_instance = False
+    has_classic = has_consumer = False
+    if printable:
+        for m in members:
+            gw = max(gw, len(desc.group_id))
+            cw = max(cw, len(m.member_id))
+            iw = max(iw, len(m.instance_id or ""))
+            hw = max(hw, len(m.host))
+            lw = max(lw, len(m.client_id))
+            with_instance = with_instance or bool(m.instance_id)
+            ca = max(ca, len(assignment_string(m.assignment)))
+            ta = max(ta, len(assignment_string(m.target_assignment)))
+            has_classic = has_classic or m.upgraded is False
+            has_consumer = has_consumer or m.upgraded is True
+    migrating = has_classic and has_consumer
+
+    def base(cells: list[str]) -> str:
+        widths = [gw, cw] + ([iw] if with_instance else []) + [hw, lw, 15]
+        return " ".join(_pad(v, w) for v, w in zip(cells, widths, strict=True)) + " "
+
+    def extra(cells: list[str]) -> str:
+        text = f"{_pad(cells[0], 15)} {_pad(cells[1], ca)} {_pad(cells[2], 15)} {_pad(cells[3], ta)}"
+        return text + (f" {cells[4]}" if migrating else "")
+
+    header = ["GROUP", "CONSUMER-ID"] + (["GROUP-INSTANCE-ID"] if with_instance else [])
+    out = "\n" + base([*header, "HOST", "CLIENT-ID", "#PARTITIONS"])
+    if verbose:
+        out += extra(["CURRENT-EPOCH", "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT", "UPGRADED"])
+    out += "\n"
+    for m in members:
+        cells = [desc.group_id, m.member_id] + ([m.instance_id or ""] if with_instance else [])
+        out += base([*cells, m.host, m.client_id, str(len(m.assignment))])
+        if verbose:
+            out += extra(
+                [
+                    _s(m.member_epoch),
+                    assignment_string(m.assignment),
+                    _s(desc.target_assignment_epoch),
+                    assignment_string(m.target_assignment),
+                    _s(m.upgraded).lower() if m.upgraded is not None else MISSING,
+                ]
+            )
+        out += "\n"
+    return out
+
+
+# -- state ------------------------------------------------------------------------------
+def _state_text(group: DescribedGroup, verbose: bool) -> str:
+    desc = group.description
+    coordinator = desc.coordinator.label
+    gw = max(15, len(desc.group_id))
+    kw = max(25, len(coordinator))
+    assignor = desc.assignor or MISSING
+    if verbose:
+        # The Apache layout plus KIP-1282's GROUP-CREATION-TIME before #MEMBERS.
+        widths = [gw, kw, 20, 20, 15, 25, CREATION_TIME_WIDTH]
+        header = ["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "GROUP-EPOCH"]
+        header += ["TARGET-ASSIGNMENT-EPOCH", "GROUP-CREATION-TIME", "#MEMBERS"]
+        values = [desc.group_id, coordinator, assignor, desc.state, _s(desc.group_epoch)]
+        values += [_s(desc.target_assignment_epoch), creation_time(desc), str(len(desc.members))]
+    else:
+        widths = [gw, kw, 20, 20]
+        header = ["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"]
+        values = [desc.group_id, coordinator, assignor, desc.state, str(len(desc.members))]
+
+    def line(cells: list[str]) -> str:
+        return "\n" + " ".join(_pad(v, w) for v, w in zip(cells[:-1], widths, strict=True)) + " " + cells[-1]
+
+    return line(header) + line(values) + "\n"
+
+
+def text(result: DescribeResult) -> str:
+    out = []
+    for group in result.groups:
+        if result.view is View.OFFSETS:
+            if _should_print(group, len(group.rows)):
+                out.append(_offsets_text(group, result.verbose))
+        elif result.view is View.MEMBERS:
+            printable = _should_print(group, len(group.description.members))
+            out.append(_members_text(group, result.verbose, printable))
+        elif _should_print(group, 1):
+            out.append(_state_text(group, result.verbose))
+    return "".join(out)
+
+
+# -- table, JSON, CSV -------------------------------------------------------------------
+def _row_cells(r: OffsetRow) -> list[str]:
+    return [
+        r.group,
+        r.topic,
+        str(r.partition),
+        _s(r.current_offset),
+        _s(r.log_end_offset),
+        _s(r.lag),
+        _s(r.consumer_id),
+        _s(r.host),
+        _s(r.client_id),
+    ]
+
+
+def _member_cells(desc: GroupDescription, m: Member) -> list[str]:
+    return [
+        desc.group_id,
+        m.member_id,
+        m.instance_id or "",
+        m.host,
+        m.client_id,
+        str(len(m.assignment)),
+        assignment_string(m.assignment),
+    ]
+
+
+def table(result: DescribeResult) -> TableSpec:
+    from kafka_groups.render.registry import TableSpec
+
+    if result.view is View.OFFSETS:
+        rows, styles = [], []
+        for group in result.groups:
+            for r in group.rows:
+                cells = _row_cells(r)
+                if r.out_of_range:
+                    cells[3] += " (out of range)"
+                rows.append(cells)
+                styles.append("red" if r.out_of_range else ("yellow" if (r.lag or 0) > 0 else ""))
+        columns = ["GROUP", "TOPIC", "PARTITION", "CURRENT", "LOG END", "LAG"]
+        columns += ["CONSUMER-ID", "HOST", "CLIENT-ID"]
+        return TableSpec("", columns, rows, styles, "No committed offsets or assignments.")
+    if result.view is View.MEMBERS:
+        rows = [_member_cells(g.description, m) for g in result.groups for m in g.description.members]
+        columns = [
+            "GROUP",
+            "CONSUMER-ID",
+            "INSTANCE-ID",
+            "HOST",
+            "CLIENT-ID",
+            "PARTITIONS",
+            "ASSIGNMENT",
+        ]
+        return TableSpec("", columns, rows, (), "No active members.")
+    rows = []
+    for g in result.groups:
+        d = g.description
+        rows.append(
+            [
+                d.group_id,
+                d.coordinator.label,
+                d.assignor or MISSING,
+                d.state,
+                d.type,
+                _s(d.group_epoch),
+                _s(d.target_assignment_epoch),
+                creation_time(d),
+                str(len(d.members)),
+            ]
+        )
+    columns = ["GROUP", "COORDINATOR (ID)", "STRATEGY", "STATE", "TYPE", "EPOCH"]
+    columns += ["TARGET EPOCH", "CREATED", "MEMBERS"]
+    return TableSpec("", columns, rows, (), "No groups.")
+
+
+def _group_json(group: DescribedGroup, view: View) -> dict[str, Any]:
+    d = group.description
+    doc: dict[str, Any] = {
+        "group": d.group_id,
+        "state": d.state,
+        "type": d.type,
+        "coordinator": {"id": d.coordinator.node_id, "host": d.coordinator.host, "port": d.coordinator.port},
+        "assignment_strategy": d.assignor or None,
+        "group_epoch": d.group_epoch,
+        "target_assignment_epoch": d.target_assignment_epoch,
+        "creation_time_ms": d.creation_time_ms
+        if d.creation_time_ms is not None and d.creation_time_ms >= 0
+        else None,
+        "members": [
+            {
+                "member_id": m.member_id,
+                "group_instance_id": m.instance_id,
+                "client_id": m.client_id,
+                "host": m.host,
+                "member_epoch": m.member_epoch,
+                "upgraded": m.upgraded,
+                "assignment": [{"topic": t, "partition": p} for t, p in sorted(set(m.assignment))],
+                "target_assignment": [
+                    {"topic": t, "partition": p} for t, p in sorted(set(m.target_assignment))
+                ],
+            }
+            for m in d.members
+        ],
+    }
+    if view is View.OFFSETS:
+        doc["offsets"] = [
+            {
+                "topic": r.topic,
+                "partition": r.partition,
+                "current_offset": r.current_offset,
+                "leader_epoch": r.leader_epoch,
+                "log_start_offset": r.log_start_offset,
+                "log_end_offset": r.log_end_offset,
+                "lag": r.lag,
+                "out_of_range": r.out_of_range,
+                "member_id": r.consumer_id,
+                "host": r.host,
+                "client_id": r.client_id,
+            }
+            for r in group.rows
+        ]
+    return doc
+
+
+def json(result: DescribeResult) -> dict[str, Any]:
+    return {
+        "schema": JSON_SCHEMA,
+        "view": result.view.value,
+        "groups": [_group_json(g, result.view) for g in result.groups],
+        "missing_groups": list(result.missing),
+    }
+
+
+def csv(result: DescribeResult) -> list[list[str]]:
+    if result.view is View.OFFSETS:
+        header = ["group", "topic", "partition", "current_offset", "log_end_offset", "lag"]
+        header += ["consumer_id", "host", "client_id"]
+        rows = [[c if c != MISSING else "" for c in _row_cells(r)] for g in result.groups for r in g.rows]
+        return [header, *rows]
+    if result.view is View.MEMBERS:
+        header = [
+            "group",
+            "consumer_id",
+            "group_instance_id",
+            "host",
+            "client_id",
+            "partitions",
+            "assignment",
+        ]
+        return [
+            header,
+            *(_member_cells(g.description, m) for g in result.groups for m in g.description.members),
+        ]
+    header = ["group", "coordinator_id", "coordinator", "assignment_strategy", "state", "type", "members"]
+    rows = [
+        [
+            g.description.group_id,
+            str(g.description.coordinator.node_id),
+            f"{g.description.coordinator.host}:{g.description.coordinator.port}",
+            g.description.assignor,
+            g.description.state,
+            g.description.type,
+            str(len(g.description.members)),
+        ]
+        for g in result.groups
+    ]
+    return [header, *rows]
+
+
+def notices(result: DescribeResult) -> list[str]:
+    """Per-group state notices for stderr (no active members, rebalancing), in group order."""
+    found = (state_notice(g.group_id, g.description.state) for g in result.groups)
+    return [n for n in found if n]
