@@ -105,6 +105,48 @@ def _setup_groups(count: int) -> Callable[[str], None]:
     return setup
 
 
+def _setup_active_group(bootstrap: str) -> None:
+    """bench-describe: a 10-partition topic with records and an Empty group that committed
+    offsets on every partition (the group the describe case reads)."""
+    from confluent_kafka import Consumer, Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    topic, group = "bench-describe", "bench-describe-group"
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    created = admin.create_topics([NewTopic(topic, 10, 1)])
+    try:
+        created[topic].result(30)
+    except Exception as exc:
+        if "TOPIC_ALREADY_EXISTS" not in str(exc):
+            raise
+        return
+    time.sleep(1)
+    producer = Producer({"bootstrap.servers": bootstrap})
+    for i in range(1000):
+        producer.produce(topic, value=b"x", partition=i % 10)
+    producer.flush(30)
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": group,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+        }
+    )
+    consumer.subscribe([topic])
+    read, deadline = 0, time.monotonic() + 60
+    while read < 800 and time.monotonic() < deadline:
+        msg = consumer.poll(0.5)
+        if msg is not None and not msg.error():
+            read += 1
+    consumer.commit(asynchronous=False)
+    consumer.close()
+
+
+def _cg(*args: str) -> Callable[[str], list[str]]:
+    return lambda bs: ["--bootstrap-server", bs, *args]
+
+
 CASES = {
     c.name: c
     for c in (
@@ -113,7 +155,28 @@ CASES = {
             "kafka-consumer-groups --list, 100 groups",
             _setup_groups(100),
             "kafka-consumer-groups",
-            lambda bs: ["--bootstrap-server", bs, "--list"],
+            _cg("--list"),
+        ),
+        Case(
+            "list-groups-1000",
+            "kafka-consumer-groups --list, 1,000 groups",
+            _setup_groups(1000),
+            "kafka-consumer-groups",
+            _cg("--list"),
+        ),
+        Case(
+            "describe-group-10p",
+            "kafka-consumer-groups --describe --group G, one group on 10 partitions",
+            _setup_active_group,
+            "kafka-consumer-groups",
+            _cg("--describe", "--group", "bench-describe-group"),
+        ),
+        Case(
+            "describe-all-groups-1000",
+            "kafka-consumer-groups --describe --all-groups, 1,000 groups",
+            _setup_groups(1000),
+            "kafka-consumer-groups",
+            _cg("--describe", "--all-groups"),
         ),
     )
 }

@@ -68,3 +68,16 @@ def resolve_settings(
         command_config=config_path,
         debug=debug,
     )
+
+
+@dataclass(frozen=True)
+class ConnectionArgs:
+    """Connection options as given on the command line, resolved on use."""
+
+    bootstrap_server: str | None = None
+    command_config: str | None = None
+    timeout_ms: int = 5000
+    debug: bool = False
+
+    def resolve(self) -> ConnectionSettings:
+        return resolve_settings(self.bootstrap_server, self.command_config, self.timeout_ms, self.debug)

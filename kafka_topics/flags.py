@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kafka_groups.apache_argv import Arg, Opt, Parsed, parse
+from kafka_groups.cli.consumer_groups_flags import bootstrap_from_environment, connection_args, output_format
+from kafka_groups.cli.runner import HELP, VERSION, Request
 from kafka_groups.errors import CliError, UsageError
+from kafka_topics.list_request import TOPICS_TIMEOUT_MS, ListTopicsRequest
 
 ACTIONS = ("list", "describe", "create", "alter", "delete")
 OPTIONS: tuple[Opt, ...] = (
@@ -42,36 +45,23 @@ def validate(p: Parsed) -> str:
         raise UsageError(
             "Command must include exactly one action: --list, --describe, --create, --alter or --delete"
         )
-    if not p.has("bootstrap-server") and not _bootstrap_from_environment():
+    if not p.has("bootstrap-server") and not bootstrap_from_environment():
         raise UsageError("--bootstrap-server must be specified")
     return actions[0]
 
 
-def _bootstrap_from_environment() -> bool:
-    import os
-
-    from kafka_groups.settings import ENV_BOOTSTRAP, ENV_COMMAND_CONFIG
-
-    return bool(os.environ.get(ENV_BOOTSTRAP) or os.environ.get(ENV_COMMAND_CONFIG))
-
-
-def translate(argv: Sequence[str]) -> list[str]:
+def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     p = parse(argv, OPTIONS)
     if p.has("help") or not argv:
-        return ["--help"]
+        return HELP
     if p.has("version"):
-        return ["--version"]
+        return VERSION
     action = validate(p)
-    common: list[str] = []
-    for name in ("bootstrap-server", "command-config", "output"):
-        if p.has(name):
-            common += [f"--{name}", p.one(name) or ""]
-    if p.has("debug"):
-        common.append("--debug")
     if action == "list":
-        if p.has("topic"):
-            common += ["--topic", p.one("topic") or ""]
-        if p.has("exclude-internal"):
-            common.append("--exclude-internal")
-        return ["list", *common]
+        return ListTopicsRequest(
+            connection_args(p, TOPICS_TIMEOUT_MS),
+            topic=p.one("topic"),
+            exclude_internal=p.has("exclude-internal"),
+            output=output_format(p),
+        )
     raise CliError(f"--{action} is not available yet in this version of kafka-topics")

@@ -6,12 +6,9 @@ from typing import Annotated
 
 import typer
 
-from kafka_groups.cli.common import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, settings_from
-from kafka_groups.render import OutputFormat, emit
-from kafka_topics.core import TopicListResult, select_topics
-
-# kafka-topics.sh sets no per-call timeout; its Admin client waits up to 60 s.
-TOPICS_TIMEOUT_MS = 60000
+from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.render import OutputFormat
+from kafka_topics.list_request import TOPICS_TIMEOUT_MS, ListTopicsRequest
 
 
 def list_command(
@@ -35,8 +32,9 @@ def list_command(
 
     Example: kafka-topics list --bootstrap-server localhost:9092 --topic 'orders.*'
     """
-    settings = settings_from(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug)
-    from kafka_groups.access.cluster import KafkaAccess
-
-    names = KafkaAccess(settings).list_topics()
-    emit(TopicListResult(select_topics(names, topic, exclude_internal)), output)
+    ListTopicsRequest(
+        connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
+        topic=topic,
+        exclude_internal=exclude_internal,
+        output=output,
+    ).execute()

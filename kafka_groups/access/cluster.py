@@ -79,18 +79,6 @@ class KafkaAccess:
         if "_protocol" in self.__dict__:
             self._protocol.close()
 
-    def _wait(self, future: Any, what: str) -> Any:
-        """The result of an AdminClient future, with failures as one-line ClusterErrors."""
-        from confluent_kafka import KafkaException
-
-        try:
-            return future.result()
-        except KafkaException as exc:
-            error = exc.args[0] if exc.args else exc
-            if getattr(error, "code", lambda: None)() in _TIMEOUT_CODES:
-                raise self._unreachable(exc) from None
-            raise ClusterError(f"{what} failed: {getattr(error, 'str', lambda: str(error))()}") from None
-
     # -- topics --------------------------------------------------------------------------
     def list_topics(self) -> list[str]:
         """Every topic name the cluster metadata reports, internal ones included."""
@@ -134,14 +122,77 @@ class KafkaAccess:
         return listings
 
     # -- describe ------------------------------------------------------------------------
-    def describe_groups(self, group_ids: list[str]) -> tuple[dict[str, GroupDescription], list[str]]:
-        """Describe consumer groups in as few requests as the protocol allows.
+    def describe_groups(
+        self, group_ids: list[str], detailed: bool = False
+    ) -> tuple[dict[str, GroupDescription], list[str]]:
+        """Describe consumer groups; returns the descriptions and the ids of missing groups.
 
-        ConsumerGroupDescribe goes to each coordinator once for all its groups (when the
-        brokers have it); the groups it does not know as consumer-protocol groups are then
-        described with DescribeGroups, again once per coordinator. Returns the descriptions
-        and the ids of the groups that do not exist.
+        confluent-kafka's DescribeConsumerGroups serves the common case. ``detailed`` (epochs,
+        member types, KIP-1282 creation time) and states confluent-kafka cannot name
+        (``Assigning``, ``Reconciling``) go through the protocol layer instead.
         """
+        if detailed:
+            return self.describe_groups_detailed(group_ids)
+        if not group_ids:
+            return {}, []
+        from confluent_kafka import ConsumerGroupState, KafkaException
+
+        futures = self._admin.describe_consumer_groups(
+            list(dict.fromkeys(group_ids)), request_timeout=self.settings.timeout_s
+        )
+        found: dict[str, GroupDescription] = {}
+        missing: list[str] = []
+        unnamed: list[str] = []
+        for group_id, future in futures.items():
+            try:
+                d = future.result()
+            except KafkaException as exc:
+                error = exc.args[0]
+                if error.code() == GROUP_ID_NOT_FOUND:
+                    missing.append(group_id)
+                    continue
+                raise self._admin_error(exc, f"describing group '{group_id}'") from None
+            state = _confluent_states().get(d.state)
+            if d.state == ConsumerGroupState.DEAD:
+                missing.append(group_id)
+            elif state is None:
+                unnamed.append(group_id)
+            else:
+                found[group_id] = GroupDescription(
+                    group_id=group_id,
+                    state=state,
+                    type="Consumer" if d.type.name == "CONSUMER" else "Classic",
+                    coordinator=Coordinator(d.coordinator.host, d.coordinator.port, d.coordinator.id),
+                    assignor=d.partition_assignor or "",
+                    members=tuple(
+                        Member(
+                            member_id=m.member_id,
+                            client_id=m.client_id,
+                            host=m.host,
+                            instance_id=m.group_instance_id,
+                            assignment=tuple(
+                                (tp.topic, tp.partition) for tp in m.assignment.topic_partitions
+                            ),
+                            target_assignment=tuple(
+                                (tp.topic, tp.partition) for tp in m.target_assignment.topic_partitions
+                            )
+                            if m.target_assignment
+                            else (),
+                        )
+                        for m in d.members
+                    ),
+                )
+        if unnamed:
+            more, gone = self.describe_groups_detailed(unnamed)
+            found.update(more)
+            missing.extend(gone)
+        return found, missing
+
+    def describe_groups_detailed(self, group_ids: list[str]) -> tuple[dict[str, GroupDescription], list[str]]:
+        """Describe consumer groups with every field the protocol has, in as few requests as
+        it allows: ConsumerGroupDescribe to each coordinator once for all its groups (when the
+        brokers have it), then DescribeGroups for the classic groups, again once per
+        coordinator."""
         from kafka.errors import KafkaError
 
         if not group_ids:
@@ -155,43 +206,81 @@ class KafkaAccess:
             raise ClusterError(f"describing groups failed: {exc}") from None
 
     def committed_offsets(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, Committed]]:
-        """Every committed offset of each group (OffsetFetch, one request per coordinator)."""
-        from kafka.errors import KafkaError
+        """Every committed offset of each group (OffsetFetch; the requests go out together)."""
+        from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
 
-        if not group_ids:
-            return {}
-        try:
-            raw = self._protocol.list_group_offsets({g: None for g in group_ids})
-        except KafkaError as exc:
-            raise ClusterError(f"fetching committed offsets failed: {exc}") from None
+        pending = {
+            g: self._admin.list_consumer_group_offsets(
+                [ConsumerGroupTopicPartitions(g)], request_timeout=self.settings.timeout_s
+            )[g]
+            for g in group_ids
+        }
         result: dict[str, dict[TopicPartition, Committed]] = {}
-        for group_id, offsets in raw.items():
+        for group_id, future in pending.items():
+            try:
+                listed = future.result()
+            except KafkaException as exc:
+                raise self._admin_error(exc, f"fetching the committed offsets of '{group_id}'") from None
             result[group_id] = {
-                (tp.topic, tp.partition): Committed(
-                    om.offset, om.leader_epoch if om.leader_epoch >= 0 else None
-                )
-                for tp, om in offsets.items()
-                if om.offset >= 0
+                (tp.topic, tp.partition): Committed(tp.offset, tp.leader_epoch)
+                for tp in listed.topic_partitions
+                if tp.offset >= 0 and tp.error is None
             }
         return result
 
     def log_offsets(
         self, partitions: set[TopicPartition], earliest: bool = False
     ) -> tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]]:
-        """Log end offsets (and log start offsets when ``earliest``) of the partitions: one
-        Metadata request, then one ListOffsets per partition leader and offset kind. A
-        partition without a leader, or unknown to the cluster, maps to None."""
-        from kafka.errors import KafkaError
+        """Log end offsets (and log start offsets when ``earliest``): one Metadata request,
+        then ListOffsets for the partitions that have a leader (the client sends one request
+        per leader). A partition without a leader, or unknown, maps to None."""
+        from confluent_kafka import KafkaException
+        from confluent_kafka import TopicPartition as ConfluentTP
+        from confluent_kafka.admin._listoffsets import OffsetSpec
 
+        ends: dict[TopicPartition, int | None] = dict.fromkeys(partitions)
+        starts: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if earliest else {}
         if not partitions:
-            return {}, {}
+            return ends, starts
         try:
-            offsets: tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]] = self._run(
-                self._log_offsets, partitions, earliest
+            metadata = self._admin.list_topics(timeout=self.settings.timeout_s)
+        except KafkaException as exc:
+            raise self._unreachable(exc) from None
+        led = [
+            tp
+            for tp in sorted(partitions)
+            if (topic := metadata.topics.get(tp[0])) is not None
+            and (p := topic.partitions.get(tp[1])) is not None
+            and p.leader >= 0
+        ]
+        if not led:
+            return ends, starts
+        latest, first = OffsetSpec.latest(), OffsetSpec.earliest()  # type: ignore[no-untyped-call]
+        kinds = [(latest, ends)] + ([(first, starts)] if earliest else [])
+        pending = [
+            (
+                target,
+                self._admin.list_offsets(
+                    {ConfluentTP(t, p): spec for t, p in led}, request_timeout=self.settings.timeout_s
+                ),
             )
-            return offsets
-        except KafkaError as exc:
-            raise ClusterError(f"listing partition offsets failed: {exc}") from None
+            for spec, target in kinds
+        ]
+        for target, futures in pending:
+            for tp, future in futures.items():
+                try:
+                    target[(tp.topic, tp.partition)] = future.result().offset
+                except KafkaException:
+                    target[(tp.topic, tp.partition)] = None
+        return ends, starts
+
+    def _admin_error(self, exc: BaseException, what: str) -> ClusterError:
+        error = exc.args[0] if exc.args else exc
+        code = getattr(error, "code", lambda: None)()
+        if code in _TIMEOUT_CODES:
+            return self._unreachable(exc)
+        text = getattr(error, "str", lambda: str(error))()
+        return ClusterError(f"{what} failed: {text}")
 
     # -- protocol work, run on kafka-python's network thread ------------------------------
     def _run(self, coro: Any, *args: Any) -> Any:
@@ -304,6 +393,18 @@ GROUP_ID_NOT_FOUND = 69  # error codes
 UNSUPPORTED_VERSION = 35
 CONSUMER_GROUP_DESCRIBE_API_KEY = 69
 CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION = 2  # KIP-1282: GroupCreationTimeMs
+
+
+def _confluent_states() -> dict[Any, str]:
+    from confluent_kafka import ConsumerGroupState as S
+
+    return {
+        S.STABLE: "Stable",
+        S.EMPTY: "Empty",
+        S.PREPARING_REBALANCING: "PreparingRebalance",
+        S.COMPLETING_REBALANCING: "CompletingRebalance",
+        S.DEAD: "Dead",
+    }
 
 
 def _group_error(group_id: str, code: int, message: str | None) -> ClusterError:

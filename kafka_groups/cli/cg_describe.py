@@ -3,22 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, TextIO
+from typing import Annotated
 
 import typer
 
-from kafka_groups.cli.common import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, settings_from
-from kafka_groups.core.describe import (
-    DescribedGroup,
-    DescribeResult,
-    View,
-    java_sorted,
-    offset_rows,
-    partitions_to_look_up,
-)
-from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
-from kafka_groups.errors import NotFoundError, PartialFailure, UsageError
-from kafka_groups.render import OutputFormat, emit, resolve_format
+from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.commands.describe_groups import DescribeGroupsRequest
+from kafka_groups.render import OutputFormat
 
 
 def describe_command(
@@ -53,50 +44,14 @@ def describe_command(
 
     Example: kafka-consumer-groups describe --bootstrap-server localhost:9092 --group billing --members
     """
-    views = [v for v, on in ((View.MEMBERS, members), (View.OFFSETS, offsets), (View.STATE, state)) if on]
-    if len(views) > 1:
-        raise UsageError(
-            "Option [describe] takes at most one of these options: [members], [offsets], [state]"
-        )
-    if not group and not all_groups:
-        raise UsageError("Option [describe] takes one of these options: [all-groups], [group]")
-    if group and all_groups:
-        raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
-    view = views[0] if views else View.OFFSETS
-    settings = settings_from(bootstrap_server, command_config, timeout, debug)
-    from kafka_groups.access.cluster import KafkaAccess
 
-    access = KafkaAccess(settings)
-    try:
-        if all_groups:
-            listed = access.list_groups(frozenset(CONSUMER_GROUP_TYPES))
-            ids = [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset())]
-        else:
-            ids = list(group or [])
-        found, missing = access.describe_groups(ids)
-        described: list[DescribedGroup] = []
-        if view is View.OFFSETS:
-            committed = access.committed_offsets(list(found))
-            needed = partitions_to_look_up(found.values(), committed)
-            with_start = resolve_format(output, _stdout()) is not OutputFormat.TEXT
-            ends, starts = access.log_offsets(needed, earliest=with_start)
-            for group_id in java_sorted(found):
-                rows = offset_rows(found[group_id], committed.get(group_id, {}), ends, starts)
-                described.append(DescribedGroup(found[group_id], rows))
-        else:
-            described = [DescribedGroup(found[g]) for g in java_sorted(found)]
-    finally:
-        access.close()
-    emit(DescribeResult(view, verbose, tuple(described), tuple(missing)), output)
-    if missing:
-        names = ", ".join(f"'{g}'" for g in missing)
-        noun = "Consumer group" if len(missing) == 1 else "Consumer groups"
-        verb = "does" if len(missing) == 1 else "do"
-        message = f"{noun} {names} {verb} not exist."
-        raise PartialFailure(message) if found else NotFoundError(message)
-
-
-def _stdout() -> TextIO:
-    import sys
-
-    return sys.stdout
+    DescribeGroupsRequest(
+        connection(bootstrap_server, command_config, timeout, debug),
+        groups=tuple(group or ()),
+        all_groups=all_groups,
+        offsets=offsets,
+        members=members,
+        state=state,
+        verbose=verbose,
+        output=output,
+    ).execute()

@@ -6,15 +6,9 @@ from typing import Annotated
 
 import typer
 
-from kafka_groups.cli.common import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, settings_from
-from kafka_groups.core.groups import (
-    CONSUMER_GROUP_TYPES,
-    GroupListResult,
-    parse_state_filter,
-    parse_type_filter,
-    select_consumer_groups,
-)
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.commands.list_groups import ListGroupsRequest
+from kafka_groups.render import OutputFormat
 
 
 def list_command(
@@ -46,19 +40,11 @@ def list_command(
 
     Example: kafka-consumer-groups list --bootstrap-server localhost:9092 --state stable,empty
     """
-    states = parse_state_filter(state)
-    types = parse_type_filter(group_type)
-    settings = settings_from(bootstrap_server, command_config, timeout, debug)
-    from kafka_groups.access.cluster import KafkaAccess
-
-    access = KafkaAccess(settings)
-    try:
-        listings = access.list_groups(types or frozenset(CONSUMER_GROUP_TYPES))
-    finally:
-        access.close()
-    result = GroupListResult(
-        groups=select_consumer_groups(listings, states, types),
-        show_type=show_type or group_type is not None,
-        show_state=show_state or state is not None,
-    )
-    emit(result, output)
+    ListGroupsRequest(
+        connection(bootstrap_server, command_config, timeout, debug),
+        state=state,
+        show_state=show_state,
+        group_type=group_type,
+        show_type=show_type,
+        output=output,
+    ).execute()

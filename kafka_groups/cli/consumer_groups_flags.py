@@ -6,7 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kafka_groups.apache_argv import Arg, Opt, Parsed, parse
+from kafka_groups.cli.runner import HELP, VERSION, Request
+from kafka_groups.commands.describe_groups import DescribeGroupsRequest
+from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.errors import CliError, UsageError
+from kafka_groups.render import OutputFormat
+from kafka_groups.settings import ConnectionArgs
 
 ACTIONS = ("list", "describe", "delete", "reset-offsets", "delete-offsets", "validate-regex")
 SCENARIOS_CHECK_ORDER = (
@@ -78,7 +83,7 @@ def _conflict(used: str, other: str) -> UsageError:
 
 def validate(p: Parsed) -> str:
     """Apply the Apache tool's checks in its order; return the one action requested."""
-    if not p.has("bootstrap-server") and not _bootstrap_from_environment():
+    if not p.has("bootstrap-server") and not bootstrap_from_environment():
         raise UsageError('Missing required argument "[bootstrap-server]"')
     if p.has("describe"):
         if not p.present(("group", "all-groups")):
@@ -125,7 +130,7 @@ def validate(p: Parsed) -> str:
     return actions[0]
 
 
-def _bootstrap_from_environment() -> bool:
+def bootstrap_from_environment() -> bool:
     import os
 
     from kafka_groups.settings import ENV_BOOTSTRAP, ENV_COMMAND_CONFIG
@@ -133,41 +138,54 @@ def _bootstrap_from_environment() -> bool:
     return bool(os.environ.get(ENV_BOOTSTRAP) or os.environ.get(ENV_COMMAND_CONFIG))
 
 
-def _common(p: Parsed) -> list[str]:
-    args: list[str] = []
-    if p.has("bootstrap-server"):
-        args += ["--bootstrap-server", p.one("bootstrap-server") or ""]
-    if p.has("command-config"):
-        args += ["--command-config", p.one("command-config") or ""]
-    args += ["--timeout", str(p.number("timeout", DEFAULT_TIMEOUT_MS))]
-    if p.has("output"):
-        args += ["--output", p.one("output") or ""]
-    if p.has("debug"):
-        args.append("--debug")
-    return args
+def connection_args(p: Parsed, default_timeout: int = DEFAULT_TIMEOUT_MS) -> ConnectionArgs:
+    return ConnectionArgs(
+        bootstrap_server=p.one("bootstrap-server"),
+        command_config=p.one("command-config"),
+        timeout_ms=p.number("timeout", default_timeout),
+        debug=p.has("debug"),
+    )
 
 
-def translate(argv: Sequence[str]) -> list[str]:
-    """Apache flag form -> our subcommand form (``--list --state`` -> ``list --show-state``)."""
+def output_format(p: Parsed) -> OutputFormat:
+    raw = p.one("output")
+    if raw is None:
+        return OutputFormat.AUTO
+    try:
+        return OutputFormat(raw.lower())
+    except ValueError:
+        choices = ", ".join(f.value for f in OutputFormat)
+        raise UsageError(f"Invalid value for --output: '{raw}' (choose from {choices})") from None
+
+
+def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
+    """Apache flag form -> the request our subcommands build (``--list --state`` is
+    ``list --show-state``); help and version go to the Typer app."""
     p = parse(argv, OPTIONS)
     if p.has("help"):
-        return ["--help"]
+        return HELP
     if p.has("version"):
-        return ["--version"]
+        return VERSION
     action = validate(p)
     if action == "list":
-        args = ["list", *_common(p)]
-        for name in ("state", "type"):
-            if p.has(name):
-                value = p.one(name)
-                args += [f"--{name}", value] if value else [f"--show-{name}"]
-        return args
+        state, group_type = p.one("state"), p.one("type")
+        return ListGroupsRequest(
+            connection_args(p),
+            state=state or None,
+            show_state=p.has("state"),
+            group_type=group_type or None,
+            show_type=p.has("type"),
+            output=output_format(p),
+        )
     if action == "describe":
-        args = ["describe", *_common(p)]
-        for group in p.all("group"):
-            args += ["--group", group]
-        for flag in ("all-groups", "offsets", "members", "state", "verbose"):
-            if p.has(flag):
-                args.append(f"--{flag}")
-        return args
+        return DescribeGroupsRequest(
+            connection_args(p),
+            groups=tuple(p.all("group")),
+            all_groups=p.has("all-groups"),
+            offsets=p.has("offsets"),
+            members=p.has("members"),
+            state=p.has("state"),
+            verbose=p.has("verbose"),
+            output=output_format(p),
+        )
     raise CliError(f"--{action} is not available yet in this version of kafka-consumer-groups")

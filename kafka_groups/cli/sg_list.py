@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-from kafka_groups.cli.common import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, settings_from
-from kafka_groups.core.groups import GroupListResult, parse_streams_state_filter, select_streams_groups
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.commands.list_groups import ListGroupsRequest
+from kafka_groups.render import OutputFormat
 
 STREAMS_TIMEOUT_MS = 30000
 
@@ -35,21 +35,10 @@ def list_command(
 
     Example: kafka-streams-groups list --bootstrap-server localhost:9092 --state stable
     """
-    states = parse_streams_state_filter(state)
-    settings = settings_from(bootstrap_server, command_config, timeout, debug)
-    from kafka_groups.access.cluster import KafkaAccess
-
-    access = KafkaAccess(settings)
-    try:
-        listings = access.list_groups(frozenset({"Streams"}))
-    finally:
-        access.close()
-    emit(
-        GroupListResult(
-            groups=select_streams_groups(listings, states),
-            show_type=False,
-            show_state=show_state or state is not None,
-            streams=True,
-        ),
-        output,
-    )
+    ListGroupsRequest(
+        connection(bootstrap_server, command_config, timeout, debug),
+        state=state,
+        show_state=show_state,
+        streams=True,
+        output=output,
+    ).execute()

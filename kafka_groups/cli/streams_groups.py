@@ -1,43 +1,26 @@
-"""``kafka-streams-groups``: the Typer app and its entry point."""
+"""``kafka-streams-groups``: the entry point."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Any
 
-import typer
-
-from kafka_groups.cli import sg_list
-from kafka_groups.cli.common import new_app, run, version_callback
+from kafka_groups.cli.runner import run_tool
 from kafka_groups.cli.streams_groups_flags import translate
 
 PROG = "kafka-streams-groups"
-
-app = new_app(
-    PROG,
-    "List, describe, reset and delete Kafka Streams groups (KIP-1071).\n\n"
-    "Accepts the Apache kafka-streams-groups.sh flags unchanged "
-    "(kafka-streams-groups --bootstrap-server B --list) as well as subcommands "
-    "(kafka-streams-groups list --bootstrap-server B).",
-)
+SUBCOMMANDS = ("list",)
 
 
-@app.callback()
-def _root(
-    version: Annotated[
-        bool | None,
-        typer.Option("--version", callback=version_callback(PROG), is_eager=True, help="Show the version."),
-    ] = None,
-) -> None:
-    """Streams group administration."""
+def load_app() -> Any:
+    from kafka_groups.cli.streams_groups_app import app
 
-
-app.command("list")(sg_list.list_command)
+    return app
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    sys.exit(run(app, PROG, sys.argv[1:] if argv is None else argv, translate))
+    sys.exit(run_tool(PROG, sys.argv[1:] if argv is None else argv, SUBCOMMANDS, translate, load_app))
 
 
 if __name__ == "__main__":

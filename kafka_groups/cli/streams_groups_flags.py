@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kafka_groups.apache_argv import Arg, Opt, parse
+from kafka_groups.cli.consumer_groups_flags import bootstrap_from_environment, connection_args, output_format
+from kafka_groups.cli.runner import HELP, VERSION, Request
+from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.errors import CliError, UsageError
 
 ACTIONS = ("list", "describe", "reset-offsets", "delete", "delete-offsets")
@@ -44,33 +47,27 @@ OPTIONS: tuple[Opt, ...] = (
 DEFAULT_TIMEOUT_MS = 30000
 
 
-def translate(argv: Sequence[str]) -> list[str]:
+def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     p = parse(argv, OPTIONS)
     if p.has("help"):
-        return ["--help"]
+        return HELP
     if p.has("version"):
-        return ["--version"]
-    if not p.has("bootstrap-server"):
-        from kafka_groups.cli.consumer_groups_flags import _bootstrap_from_environment
-
-        if not _bootstrap_from_environment():
-            raise UsageError('Missing required argument "[bootstrap-server]"')
+        return VERSION
+    if not p.has("bootstrap-server") and not bootstrap_from_environment():
+        raise UsageError('Missing required argument "[bootstrap-server]"')
     actions = p.present(ACTIONS)
     if len(actions) != 1:
         raise UsageError(
             "Command must include exactly one action: --list, --describe, --reset-offsets, --delete, "
             "--delete-offsets"
         )
-    common: list[str] = []
-    for name in ("bootstrap-server", "command-config", "output"):
-        if p.has(name):
-            common += [f"--{name}", p.one(name) or ""]
-    common += ["--timeout", str(p.number("timeout", DEFAULT_TIMEOUT_MS))]
-    if p.has("debug"):
-        common.append("--debug")
     if actions[0] == "list":
-        if p.has("state"):
-            value = p.one("state")
-            common += ["--state", value] if value else ["--show-state"]
-        return ["list", *common]
+        state = p.one("state")
+        return ListGroupsRequest(
+            connection_args(p, DEFAULT_TIMEOUT_MS),
+            state=state or None,
+            show_state=p.has("state"),
+            streams=True,
+            output=output_format(p),
+        )
     raise CliError(f"--{actions[0]} is not available yet in this version of kafka-streams-groups")

@@ -3,7 +3,11 @@
 import pytest
 
 from kafka_groups.cli.consumer_groups_flags import translate
+from kafka_groups.commands.describe_groups import DescribeGroupsRequest
+from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.errors import CliError, UsageError
+from kafka_groups.render import OutputFormat
+from kafka_groups.settings import ConnectionArgs
 
 B = ["--bootstrap-server", "b:9092"]
 
@@ -79,58 +83,52 @@ def test_validation_messages(argv, message):
     assert info.value.message == message
 
 
+CONN = ConnectionArgs("b:9092", None, 5000, False)
+
+
 @pytest.mark.parametrize(
-    ("argv", "expected_tail"),
+    ("argv", "expected"),
     [
-        ([*B, "--list"], []),
-        ([*B, "--list", "--state"], ["--show-state"]),
-        ([*B, "--list", "--state", "stable,empty", "--type"], ["--state", "stable,empty", "--show-type"]),
-        ([*B, "-list", "--type=classic"], ["--type", "classic"]),
+        ([*B, "--list"], ListGroupsRequest(CONN)),
+        ([*B, "--list", "--state"], ListGroupsRequest(CONN, show_state=True)),
+        (
+            [*B, "--list", "--state", "stable,empty", "--type"],
+            ListGroupsRequest(CONN, state="stable,empty", show_state=True, show_type=True),
+        ),
+        ([*B, "-list", "--type=classic"], ListGroupsRequest(CONN, group_type="classic", show_type=True)),
+        ([*B, "--list", "--state="], ListGroupsRequest(CONN, show_state=True)),
     ],
 )
-def test_list_translates_to_the_list_subcommand(argv, expected_tail):
-    assert translate(argv) == ["list", "--bootstrap-server", "b:9092", "--timeout", "5000", *expected_tail]
+def test_list_translates_to_the_list_request(argv, expected):
+    assert translate(argv) == expected
 
 
 def test_timeout_and_our_options_are_passed_on():
     argv = [*B, "--list", "--timeout", "250", "--output", "json", "--debug"]
-    assert translate(argv) == [
-        "list",
-        "--bootstrap-server",
-        "b:9092",
-        "--timeout",
-        "250",
-        "--output",
-        "json",
-        "--debug",
-    ]
+    assert translate(argv) == ListGroupsRequest(
+        ConnectionArgs("b:9092", None, 250, True), output=OutputFormat.JSON
+    )
+    assert translate([*B, "--list", "-o", "CSV"]).output is OutputFormat.CSV
+
+
+def test_invalid_output_is_a_usage_error():
+    with pytest.raises(UsageError, match="Invalid value for --output: 'xml'"):
+        translate([*B, "--list", "--output", "xml"])
 
 
 def test_bootstrap_from_environment_satisfies_the_required_flag(monkeypatch):
     monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "env:9092")
-    assert translate(["--list"]) == ["list", "--timeout", "5000"]
+    assert translate(["--list"]) == ListGroupsRequest(ConnectionArgs(None, None, 5000, False))
 
 
-def test_describe_translates_to_the_describe_subcommand():
+def test_describe_translates_to_the_describe_request():
     argv = [*B, "--describe", "--group", "a", "--group", "b", "--members", "--verbose"]
-    assert translate(argv) == [
-        "describe",
-        "--bootstrap-server",
-        "b:9092",
-        "--timeout",
-        "5000",
-        "--group",
-        "a",
-        "--group",
-        "b",
-        "--members",
-        "--verbose",
-    ]
+    assert translate(argv) == DescribeGroupsRequest(CONN, groups=("a", "b"), members=True, verbose=True)
 
 
 def test_help_and_version():
-    assert translate(["--help"]) == ["--help"]
-    assert translate([*B, "--version"]) == ["--version"]
+    assert translate(["--help"]) == ("--help",)
+    assert translate([*B, "--version"]) == ("--version",)
 
 
 def test_actions_not_built_yet_say_so():

@@ -1,0 +1,79 @@
+"""Typer options shared by every subcommand (imported only on the subcommand path)."""
+
+from typing import Annotated
+
+import typer
+
+from kafka_groups import __version__
+from kafka_groups.render import OutputFormat
+from kafka_groups.settings import ENV_BOOTSTRAP, ENV_COMMAND_CONFIG, ConnectionArgs
+
+BootstrapOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--bootstrap-server",
+        envvar=ENV_BOOTSTRAP,
+        help="The server(s) to connect to, host:port[,host:port]. Example: --bootstrap-server localhost:9092",
+        show_default=False,
+    ),
+]
+CommandConfigOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--command-config",
+        envvar=ENV_COMMAND_CONFIG,
+        help="Java client properties file (the one the Apache tools take): security, SASL, TLS, client id.",
+        show_default=False,
+    ),
+]
+OutputOpt = Annotated[
+    OutputFormat,
+    typer.Option(
+        "--output",
+        "-o",
+        help="text: the Apache tool's layout (default when piped); table: Rich (default on a terminal); "
+        "json: versioned schema (docs/json.md); csv.",
+        case_sensitive=False,
+    ),
+]
+DebugOpt = Annotated[
+    bool,
+    typer.Option(
+        "--debug", help="Show client logs and a traceback on unexpected errors (secrets stay hidden)."
+    ),
+]
+
+
+def connection(
+    bootstrap_server: str | None, command_config: str | None, timeout_ms: int, debug: bool
+) -> ConnectionArgs:
+    return ConnectionArgs(bootstrap_server, command_config, timeout_ms, debug)
+
+
+def new_app(name: str, help_text: str) -> typer.Typer:
+    """A tool's Typer app with ``--version`` on the root."""
+    app = typer.Typer(
+        name=name,
+        help=help_text,
+        no_args_is_help=True,
+        add_completion=True,
+        pretty_exceptions_enable=False,
+        pretty_exceptions_show_locals=False,
+        context_settings={"help_option_names": ["--help", "-h"], "max_content_width": 100},
+    )
+
+    def show_version(value: bool) -> None:
+        if value:
+            print(f"{name} {__version__} (kafka-group-tools)")
+            raise typer.Exit()
+
+    @app.callback()
+    def _root(
+        version: Annotated[
+            bool | None,
+            typer.Option("--version", callback=show_version, is_eager=True, help="Show the version."),
+        ] = None,
+    ) -> None:
+        pass
+
+    return app

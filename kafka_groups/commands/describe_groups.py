@@ -1,0 +1,87 @@
+"""``--describe`` for consumer groups."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from kafka_groups.core.describe import (
+    DescribedGroup,
+    DescribeResult,
+    View,
+    java_sorted,
+    offset_rows,
+    partitions_to_look_up,
+)
+from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
+from kafka_groups.errors import NotFoundError, PartialFailure, UsageError
+from kafka_groups.render import OutputFormat, emit, resolve_format
+from kafka_groups.settings import ConnectionArgs
+
+
+@dataclass(frozen=True)
+class DescribeGroupsRequest:
+    connection: ConnectionArgs
+    groups: tuple[str, ...] = ()
+    all_groups: bool = False
+    offsets: bool = False
+    members: bool = False
+    state: bool = False
+    verbose: bool = False
+    output: OutputFormat = OutputFormat.AUTO
+
+    def view(self) -> View:
+        views = [
+            v
+            for v, on in (
+                (View.MEMBERS, self.members),
+                (View.OFFSETS, self.offsets),
+                (View.STATE, self.state),
+            )
+            if on
+        ]
+        if len(views) > 1:
+            raise UsageError(
+                "Option [describe] takes at most one of these options: [members], [offsets], [state]"
+            )
+        return views[0] if views else View.OFFSETS
+
+    def execute(self) -> None:
+        view = self.view()
+        if not self.groups and not self.all_groups:
+            raise UsageError("Option [describe] takes one of these options: [all-groups], [group]")
+        if self.groups and self.all_groups:
+            raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
+        settings = self.connection.resolve()
+        from kafka_groups.access.cluster import KafkaAccess
+
+        access = KafkaAccess(settings)
+        try:
+            if self.all_groups:
+                listed = access.list_groups(frozenset(CONSUMER_GROUP_TYPES))
+                ids = [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset())]
+            else:
+                ids = list(self.groups)
+            # Epochs, member types and creation times come only with the protocol layer.
+            detailed = self.verbose and view is not View.OFFSETS
+            found, missing = access.describe_groups(ids, detailed=detailed)
+            described: list[DescribedGroup] = []
+            if view is View.OFFSETS:
+                committed = access.committed_offsets(list(found))
+                needed = partitions_to_look_up(found.values(), committed)
+                # Log start offsets only serve the out-of-range flag of the richer outputs.
+                with_start = resolve_format(self.output, sys.stdout) is not OutputFormat.TEXT
+                ends, starts = access.log_offsets(needed, earliest=with_start)
+                for group_id in java_sorted(found):
+                    rows = offset_rows(found[group_id], committed.get(group_id, {}), ends, starts)
+                    described.append(DescribedGroup(found[group_id], rows))
+            else:
+                described = [DescribedGroup(found[g]) for g in java_sorted(found)]
+        finally:
+            access.close()
+        emit(DescribeResult(view, self.verbose, tuple(described), tuple(missing)), self.output)
+        if missing:
+            names = ", ".join(f"'{g}'" for g in missing)
+            noun, verb = ("Consumer group", "does") if len(missing) == 1 else ("Consumer groups", "do")
+            message = f"{noun} {names} {verb} not exist."
+            raise PartialFailure(message) if found else NotFoundError(message)

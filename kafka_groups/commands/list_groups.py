@@ -1,0 +1,58 @@
+"""``--list`` for consumer groups and streams groups."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafka_groups.core.groups import (
+    CONSUMER_GROUP_TYPES,
+    GroupListResult,
+    parse_state_filter,
+    parse_streams_state_filter,
+    parse_type_filter,
+    select_consumer_groups,
+    select_streams_groups,
+)
+from kafka_groups.render import OutputFormat, emit
+from kafka_groups.settings import ConnectionArgs
+
+
+@dataclass(frozen=True)
+class ListGroupsRequest:
+    connection: ConnectionArgs
+    state: str | None = None  # filter (adds the STATE column)
+    show_state: bool = False
+    group_type: str | None = None  # filter (adds the TYPE column); consumer groups only
+    show_type: bool = False
+    streams: bool = False  # kafka-streams-groups
+    output: OutputFormat = OutputFormat.AUTO
+
+    def execute(self) -> None:
+        if self.streams:
+            states = parse_streams_state_filter(self.state)
+            types = frozenset({"Streams"})
+        else:
+            states = parse_state_filter(self.state)
+            types = parse_type_filter(self.group_type)
+        settings = self.connection.resolve()
+        from kafka_groups.access.cluster import KafkaAccess
+
+        access = KafkaAccess(settings)
+        try:
+            listings = access.list_groups(types or frozenset(CONSUMER_GROUP_TYPES))
+        finally:
+            access.close()
+        chosen = (
+            select_streams_groups(listings, states)
+            if self.streams
+            else select_consumer_groups(listings, states, types)
+        )
+        emit(
+            GroupListResult(
+                groups=chosen,
+                show_type=self.show_type or self.group_type is not None,
+                show_state=self.show_state or self.state is not None,
+                streams=self.streams,
+            ),
+            self.output,
+        )

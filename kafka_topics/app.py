@@ -1,0 +1,14 @@
+"""The Typer app of ``kafka-topics``."""
+
+from __future__ import annotations
+
+from kafka_groups.cli.options import new_app
+from kafka_topics import list_cmd
+
+app = new_app(
+    "kafka-topics",
+    "Create, delete, describe, or change a topic.\n\n"
+    "Accepts the Apache kafka-topics.sh flags unchanged (kafka-topics --bootstrap-server B --list) "
+    "as well as subcommands (kafka-topics list --bootstrap-server B).",
+)
+app.command("list")(list_cmd.list_command)

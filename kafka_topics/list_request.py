@@ -1,0 +1,27 @@
+"""``kafka-topics --list`` as a request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafka_groups.render import OutputFormat, emit
+from kafka_groups.settings import ConnectionArgs
+from kafka_topics.core import TopicListResult, select_topics
+
+# kafka-topics.sh sets no per-call timeout; its Admin client waits up to 60 s.
+TOPICS_TIMEOUT_MS = 60000
+
+
+@dataclass(frozen=True)
+class ListTopicsRequest:
+    connection: ConnectionArgs
+    topic: str | None = None
+    exclude_internal: bool = False
+    output: OutputFormat = OutputFormat.AUTO
+
+    def execute(self) -> None:
+        settings = self.connection.resolve()
+        from kafka_groups.access.cluster import KafkaAccess
+
+        names = KafkaAccess(settings).list_topics()
+        emit(TopicListResult(select_topics(names, self.topic, self.exclude_internal)), self.output)
