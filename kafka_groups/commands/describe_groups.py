@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kafka_groups.core.describe import (
     DescribedGroup,
@@ -16,7 +17,11 @@ from kafka_groups.core.describe import (
 from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
 from kafka_groups.errors import NotFoundError, PartialFailure, UsageError
 from kafka_groups.render import OutputFormat, emit, resolve_format
+from kafka_groups.render.progress import working
 from kafka_groups.settings import ConnectionArgs
+
+if TYPE_CHECKING:
+    from kafka_groups.access.cluster import KafkaAccess
 
 
 @dataclass(frozen=True)
@@ -57,26 +62,8 @@ class DescribeGroupsRequest:
 
         access = KafkaAccess(settings)
         try:
-            if self.all_groups:
-                listed = access.list_groups(frozenset(CONSUMER_GROUP_TYPES))
-                ids = [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset())]
-            else:
-                ids = list(self.groups)
-            # Epochs, member types and creation times come only with the protocol layer.
-            detailed = self.verbose and view is not View.OFFSETS
-            found, missing = access.describe_groups(ids, detailed=detailed)
-            described: list[DescribedGroup] = []
-            if view is View.OFFSETS:
-                committed = access.committed_offsets(list(found))
-                needed = partitions_to_look_up(found.values(), committed)
-                # Log start offsets only serve the out-of-range flag of the richer outputs.
-                with_start = resolve_format(self.output, sys.stdout) is not OutputFormat.TEXT
-                ends, starts = access.log_offsets(needed, earliest=with_start)
-                for group_id in java_sorted(found):
-                    rows = offset_rows(found[group_id], committed.get(group_id, {}), ends, starts)
-                    described.append(DescribedGroup(found[group_id], rows))
-            else:
-                described = [DescribedGroup(found[g]) for g in java_sorted(found)]
+            with working("Describing consumer groups…", enabled=self.all_groups):
+                described, missing = self._gather(access, view)
         finally:
             access.close()
         emit(DescribeResult(view, self.verbose, tuple(described), tuple(missing)), self.output)
@@ -84,4 +71,26 @@ class DescribeGroupsRequest:
             names = ", ".join(f"'{g}'" for g in missing)
             noun, verb = ("Consumer group", "does") if len(missing) == 1 else ("Consumer groups", "do")
             message = f"{noun} {names} {verb} not exist."
-            raise PartialFailure(message) if found else NotFoundError(message)
+            raise PartialFailure(message) if len(described) else NotFoundError(message)
+
+    def _gather(self, access: KafkaAccess, view: View) -> tuple[list[DescribedGroup], list[str]]:
+        if self.all_groups:
+            listed = access.list_groups(frozenset(CONSUMER_GROUP_TYPES))
+            ids = [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset())]
+        else:
+            ids = list(self.groups)
+        # Epochs, member types and creation times come only with the protocol layer.
+        detailed = self.verbose and view is not View.OFFSETS
+        found, missing = access.describe_groups(ids, detailed=detailed)
+        if view is not View.OFFSETS:
+            return [DescribedGroup(found[g]) for g in java_sorted(found)], missing
+        committed = access.committed_offsets(list(found))
+        needed = partitions_to_look_up(found.values(), committed)
+        # Log start offsets only serve the out-of-range flag of the richer outputs.
+        with_start = resolve_format(self.output, sys.stdout) is not OutputFormat.TEXT
+        ends, starts = access.log_offsets(needed, earliest=with_start)
+        described = [
+            DescribedGroup(found[g], offset_rows(found[g], committed.get(g, {}), ends, starts))
+            for g in java_sorted(found)
+        ]
+        return described, missing
