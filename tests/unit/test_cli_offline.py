@@ -101,3 +101,18 @@ def test_unreachable_cluster_is_one_line_and_exit_1(capsys):
     captured = capsys.readouterr()
     assert captured.err.strip() == "Error: cannot reach the cluster at 127.0.0.1:1 within 500 ms"
     assert captured.out == ""
+
+
+def test_flag_form_does_not_load_typer():
+    """Scripts use the flag form: it goes straight to the request, without Typer or Rich."""
+    code = (
+        "import sys\n"
+        "from kafka_groups.cli.consumer_groups import main\n"
+        "try:\n"
+        "    main(['--bootstrap-server', '127.0.0.1:1', '--describe', '--group', 'g', '--timeout', '300'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('LOADED', [m for m in ('typer', 'click', 'rich') if m in sys.modules], file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "LOADED []" in proc.stderr
