@@ -274,6 +274,86 @@ class KafkaAccess:
                     target[(tp.topic, tp.partition)] = None
         return ends, starts
 
+    def topic_partitions(self, topics: set[str]) -> dict[str, dict[int, int]]:
+        """Partition -> leader id (-1: none) for each named topic that exists (one Metadata)."""
+        from confluent_kafka import KafkaException
+
+        try:
+            metadata = self._admin.list_topics(timeout=self.settings.timeout_s)
+        except KafkaException as exc:
+            raise self._unreachable(exc) from None
+        found: dict[str, dict[int, int]] = {}
+        for name in topics:
+            topic = metadata.topics.get(name)
+            if topic is not None and topic.error is None:
+                found[name] = {p.id: p.leader for p in topic.partitions.values()}
+        return found
+
+    def offsets_for_time(
+        self, partitions: set[TopicPartition], timestamp_ms: int
+    ) -> dict[TopicPartition, int | None]:
+        """The first offset at or after ``timestamp_ms`` per partition; None where no record is."""
+        from confluent_kafka import KafkaException
+        from confluent_kafka import TopicPartition as ConfluentTP
+        from confluent_kafka.admin._listoffsets import OffsetSpec
+
+        if not partitions:
+            return {}
+        spec = OffsetSpec.for_timestamp(timestamp_ms)  # type: ignore[no-untyped-call]
+        futures = self._admin.list_offsets(
+            {ConfluentTP(t, p): spec for t, p in sorted(partitions)}, request_timeout=self.settings.timeout_s
+        )
+        found: dict[TopicPartition, int | None] = {}
+        for tp, future in futures.items():
+            try:
+                offset = future.result().offset
+            except KafkaException as exc:
+                raise self._admin_error(exc, f"looking up {tp.topic}-{tp.partition} by timestamp") from None
+            found[(tp.topic, tp.partition)] = offset if offset >= 0 else None
+        return found
+
+    def alter_offsets(self, plans: dict[str, dict[TopicPartition, int]]) -> dict[str, str | None]:
+        """Commit new offsets for each (inactive) group; the requests go out together.
+        Returns, per group, None on success or the broker's error."""
+        from confluent_kafka import (
+            ConsumerGroupTopicPartitions,
+            KafkaException,
+        )
+        from confluent_kafka import (
+            TopicPartition as ConfluentTP,
+        )
+
+        pending = {
+            group: self._admin.alter_consumer_group_offsets(
+                [
+                    ConsumerGroupTopicPartitions(
+                        group, [ConfluentTP(t, p, o) for (t, p), o in offsets.items()]
+                    )
+                ],
+                request_timeout=self.settings.timeout_s,
+            )[group]
+            for group, offsets in plans.items()
+            if offsets
+        }
+        outcome: dict[str, str | None] = {}
+        for group, future in pending.items():
+            try:
+                result = future.result()
+                errors = [tp for tp in result.topic_partitions if tp.error is not None]
+                outcome[group] = (
+                    f"{errors[0].topic}-{errors[0].partition}: {errors[0].error}" if errors else None
+                )
+            except KafkaException as exc:
+                outcome[group] = _error_text(exc)
+        return outcome
+
+    def supports_group_creation_time(self) -> bool:
+        """KIP-1282: does every broker speak ConsumerGroupDescribe v2 (GroupCreationTimeMs)?"""
+        return (
+            self._broker_api_version(CONSUMER_GROUP_DESCRIBE_API_KEY)
+            >= CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION
+        )
+
     def _admin_error(self, exc: BaseException, what: str) -> ClusterError:
         error = exc.args[0] if exc.args else exc
         code = getattr(error, "code", lambda: None)()
@@ -393,6 +473,12 @@ GROUP_ID_NOT_FOUND = 69  # error codes
 UNSUPPORTED_VERSION = 35
 CONSUMER_GROUP_DESCRIBE_API_KEY = 69
 CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION = 2  # KIP-1282: GroupCreationTimeMs
+
+
+def _error_text(exc: BaseException) -> str:
+    error = exc.args[0] if exc.args else exc
+    text = error.str() if hasattr(error, "str") else str(error)
+    return str(text)
 
 
 def _confluent_states() -> dict[Any, str]:

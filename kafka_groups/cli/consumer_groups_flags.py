@@ -9,6 +9,8 @@ from kafka_groups.apache_argv import Arg, Opt, Parsed, parse
 from kafka_groups.cli.runner import HELP, VERSION, Request
 from kafka_groups.commands.describe_groups import DescribeGroupsRequest
 from kafka_groups.commands.list_groups import ListGroupsRequest
+from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
+from kafka_groups.core.reset import Scenario
 from kafka_groups.errors import CliError, UsageError
 from kafka_groups.render import OutputFormat
 from kafka_groups.settings import ConnectionArgs
@@ -23,6 +25,8 @@ SCENARIOS_CHECK_ORDER = (
     "to-current",
     "shift-by",
     "from-file",
+    "to-start-time",  # ours (KIP-1282)
+    "to-nearest",  # ours (KIP-842)
 )
 # The iteration order of the Apache tool's scenario set, which decides which conflict it names.
 SCENARIOS_SET_ORDER = (
@@ -34,7 +38,10 @@ SCENARIOS_SET_ORDER = (
     "to-earliest",
     "to-latest",
     "shift-by",
+    "to-start-time",
+    "to-nearest",
 )
+VALUED_SCENARIOS = frozenset({"to-offset", "from-file", "to-datetime", "by-duration", "shift-by"})
 
 OPTIONS: tuple[Opt, ...] = (
     Opt("bootstrap-server", Arg.REQUIRED),
@@ -61,6 +68,9 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("to-latest"),
     Opt("to-current"),
     Opt("shift-by", Arg.REQUIRED),
+    Opt("to-start-time"),
+    Opt("to-nearest"),
+    Opt("backup-dir", Arg.REQUIRED),
     Opt("members", available_if=("describe",)),
     Opt("offsets", available_if=("describe",)),
     Opt("verbose", available_if=("describe",)),
@@ -186,6 +196,24 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             members=p.has("members"),
             state=p.has("state"),
             verbose=p.has("verbose"),
+            output=output_format(p),
+        )
+    if action == "reset-offsets":
+        return ResetOffsetsRequest(
+            connection_args(p),
+            groups=tuple(p.all("group")),
+            all_groups=p.has("all-groups"),
+            topics=tuple(p.all("topic")),
+            all_topics=p.has("all-topics"),
+            scenarios=tuple(
+                (Scenario(name), p.one(name) if name in VALUED_SCENARIOS else None)
+                for name in SCENARIOS_CHECK_ORDER
+                if p.has(name)
+            ),
+            dry_run=p.has("dry-run"),
+            execute_changes=p.has("execute"),
+            export=p.has("export"),
+            backup_dir=p.one("backup-dir"),
             output=output_format(p),
         )
     raise CliError(f"--{action} is not available yet in this version of kafka-consumer-groups")

@@ -44,7 +44,8 @@ def emit(result: object, requested: OutputFormat, stream: TextIO | None = None) 
     if fmt in (OutputFormat.TEXT, OutputFormat.TABLE):
         # As the Apache tool: each notice on stderr, after an empty line in its layout.
         for notice in renderer.notices(result):
-            print(("\n" if fmt is OutputFormat.TEXT else "") + notice, file=sys.stderr)
+            gap = "\n" if fmt is OutputFormat.TEXT and renderer.notice_gap else ""
+            print(gap + notice, file=sys.stderr)
     if fmt is OutputFormat.TEXT:
         out.write(renderer.text(result))
     elif fmt is OutputFormat.JSON:

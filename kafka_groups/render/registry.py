@@ -27,6 +27,7 @@ class Renderer:
     json: Callable[[Any], dict[str, Any]]
     csv: Callable[[Any], list[list[str]]]
     notices: Callable[[Any], list[str]] = lambda _result: []
+    notice_gap: bool = False  # an empty line before each notice in the text layout (as Apache)
 
 
 def renderer_for(result: object) -> Renderer:
@@ -38,8 +39,14 @@ def renderer_for(result: object) -> Renderer:
     from kafka_topics.core import TopicListResult
 
     if isinstance(result, DescribeResult):
-        return Renderer(describe.text, describe.table, describe.json, describe.csv, describe.notices)
+        return Renderer(describe.text, describe.table, describe.json, describe.csv, describe.notices, True)
 
     if isinstance(result, TopicListResult):
         return Renderer(topics_list.text, topics_list.table, topics_list.json, topics_list.csv)
+    from kafka_groups.commands.reset_offsets import ResetResult
+
+    if isinstance(result, ResetResult):
+        from kafka_groups.render import reset
+
+        return Renderer(reset.text, reset.table, reset.json, reset.csv, reset.notices)
     raise TypeError(f"no renderer for {type(result).__name__}")

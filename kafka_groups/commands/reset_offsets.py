@@ -1,0 +1,315 @@
+"""``--reset-offsets``: plan for every inactive group, print the plan, and with
+``--execute`` back up the current offsets, commit the plan and read it back."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kafka_groups.core.describe import TopicPartition
+from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
+from kafka_groups.core.reset import (
+    ALLOWED_STATES,
+    BY_TIME,
+    START_TIME_UNSUPPORTED,
+    GroupPlan,
+    PartitionOffsets,
+    ResetSpec,
+    Scenario,
+    backup_csv,
+    order_groups,
+    parse_datetime,
+    parse_duration_ms,
+    parse_plan_csv,
+    parse_topic_arg,
+    plan_group,
+    start_time_unavailable,
+)
+from kafka_groups.errors import CliError, ClusterError, PartialFailure, UsageError
+from kafka_groups.render import OutputFormat, emit
+from kafka_groups.settings import ConnectionArgs
+
+if TYPE_CHECKING:
+    from kafka_groups.access.cluster import KafkaAccess
+
+ENV_STATE_DIR = "KAFKA_TOOLS_STATE_DIR"
+NO_EXECUTE_WARNING = (
+    "WARN: No action will be performed as the --execute option is missing. In version 5.0, this command "
+    "will require either --dry-run or --execute to be specified. You should add the --dry-run option "
+    "explicitly if you are scripting this command and want to keep the current default behavior without "
+    "prompting."
+)
+
+
+def default_backup_dir() -> Path:
+    """Where --execute saves the offsets it replaces: $KAFKA_TOOLS_STATE_DIR/backups, else
+    $XDG_STATE_HOME/kafka-group-tools/backups, else ~/.local/state/kafka-group-tools/backups."""
+    if os.environ.get(ENV_STATE_DIR):
+        return Path(os.environ[ENV_STATE_DIR]) / "backups"
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "kafka-group-tools" / "backups"
+
+
+@dataclass(frozen=True)
+class ResetResult:
+    plans: tuple[GroupPlan, ...]  # groups that were planned, in the Apache order
+    refused: tuple[tuple[str, str], ...]  # (group, state) of active groups
+    current: dict[str, dict[TopicPartition, int]]  # committed offsets before the reset
+    ends: dict[TopicPartition, int]
+    starts: dict[TopicPartition, int]
+    export: bool = False
+    single_group: bool = False
+    executed: bool = False
+    backup: str | None = None
+    failed: tuple[tuple[str, str], ...] = ()  # (group, what did not take)
+
+
+@dataclass(frozen=True)
+class ResetOffsetsRequest:
+    connection: ConnectionArgs
+    groups: tuple[str, ...] = ()
+    all_groups: bool = False
+    topics: tuple[str, ...] = ()
+    all_topics: bool = False
+    scenarios: tuple[tuple[Scenario, str | None], ...] = ()  # every scenario flag given, with its value
+    dry_run: bool = False
+    execute_changes: bool = False  # --execute
+    export: bool = False
+    backup_dir: str | None = None
+    output: OutputFormat = OutputFormat.AUTO
+    warn_no_execute: bool = field(default=True, compare=False)
+
+    # -- validation, before anything is contacted ----------------------------------------
+    def spec(self) -> ResetSpec:
+        if self.dry_run and self.execute_changes:
+            raise UsageError("Option [reset-offsets] only accepts one of [execute] and [dry-run]")
+        if not self.groups and not self.all_groups:
+            raise UsageError("Option [reset-offsets] takes one of these options: [all-groups], [group]")
+        if self.groups and self.all_groups:
+            raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
+        if len(self.scenarios) > 1:
+            first, second = self.scenarios[0][0].value, self.scenarios[1][0].value
+            raise UsageError(f'Option "[{first}]" can\'t be used with option "[{second}]"')
+        if not self.scenarios:
+            names = ", ".join(f"[{s.value}]" for s in Scenario)
+            raise UsageError(f"Option '[reset-offsets]' requires one of the following scenarios: [{names}]")
+        scenario, value = self.scenarios[0]
+        if scenario is not Scenario.FROM_FILE and not (self.all_topics or self.topics):
+            raise UsageError("One of the reset scopes should be defined: --all-topics, --topic.")
+        for arg in self.topics:
+            parse_topic_arg(arg)
+        if scenario is Scenario.TO_OFFSET:
+            return ResetSpec(scenario, offset=_long(value, "to-offset"))
+        if scenario is Scenario.SHIFT_BY:
+            return ResetSpec(scenario, shift=_long(value, "shift-by"))
+        if scenario is Scenario.TO_DATETIME:
+            return ResetSpec(scenario, timestamp_ms=parse_datetime(value or ""))
+        if scenario is Scenario.BY_DURATION:
+            now_ms = time.time_ns() // 10**6
+            return ResetSpec(scenario, timestamp_ms=now_ms - parse_duration_ms(value or ""))
+        if scenario is Scenario.FROM_FILE:
+            path = value or ""
+            try:
+                text = Path(path).read_text()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise UsageError(
+                    f"cannot read --from-file {path}: {getattr(exc, 'strerror', None) or exc}"
+                ) from None
+            return ResetSpec(scenario, plan=parse_plan_csv(text, self.groups, path))
+        return ResetSpec(scenario)
+
+    # -- the work --------------------------------------------------------------------------
+    def execute(self) -> None:
+        spec = self.spec()
+        if self.warn_no_execute and not self.dry_run and not self.execute_changes:
+            print(NO_EXECUTE_WARNING, file=sys.stderr)
+        settings = self.connection.resolve()
+        from kafka_groups.access.cluster import KafkaAccess
+
+        access = KafkaAccess(settings)
+        try:
+            result = self._plan(access, spec)
+            if self.execute_changes and result.plans:
+                result = self._apply(access, result)
+        finally:
+            access.close()
+        emit(result, self.output)
+        self._report(result)
+
+    def _plan(self, access: KafkaAccess, spec: ResetSpec) -> ResetResult:
+        if self.all_groups:
+            listed = access.list_groups(frozenset(CONSUMER_GROUP_TYPES))
+            ids = [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset())]
+        else:
+            ids = list(dict.fromkeys(self.groups))
+        detailed = spec.scenario is Scenario.TO_START_TIME
+        if detailed and not access.supports_group_creation_time():
+            raise CliError(START_TIME_UNSUPPORTED)
+        found, _missing = access.describe_groups(ids, detailed=detailed)
+        # A group that does not exist is Dead, which may be reset (it is created).
+        refused = tuple(
+            (g, found[g].state) for g in ids if g in found and found[g].state not in ALLOWED_STATES
+        )
+        allowed = [g for g in ids if g not in dict(refused)]
+        if spec.plan is not None:
+            unknown = sorted(set(spec.plan) - set(ids))
+            if unknown:
+                raise UsageError(f"--from-file names group '{unknown[0]}', which is not being reset")
+
+        committed = {
+            g: {tp: c.offset for tp, c in offsets.items()}
+            for g, offsets in access.committed_offsets(allowed).items()
+        }
+        scopes = self._scopes(access, spec, allowed, committed)
+        every = {tp for scope in scopes.values() for tp in scope}
+        self._check_partitions(access, every)
+        ends_raw, starts_raw = access.log_offsets(every, earliest=True)
+        ends = {tp: o for tp, o in ends_raw.items() if o is not None}
+        starts = {tp: o for tp, o in starts_raw.items() if o is not None}
+        plans = []
+        for group in allowed:
+            by_time: dict[TopicPartition, int | None] = {}
+            group_spec = spec
+            if spec.scenario in BY_TIME:
+                stamp = spec.timestamp_ms
+                if spec.scenario is Scenario.TO_START_TIME:
+                    created = found[group].creation_time_ms if group in found else None
+                    if created is None or created < 0:
+                        raise CliError(start_time_unavailable(group))
+                    stamp = created
+                    group_spec = ResetSpec(spec.scenario, timestamp_ms=created)
+                assert stamp is not None
+                by_time = access.offsets_for_time(set(scopes[group]), stamp)
+            data = PartitionOffsets(committed.get(group, {}), starts, ends, by_time)
+            plans.append(plan_group(group, group_spec, scopes[group], data))
+        current = {g: dict(committed.get(g, {})) for g in allowed}
+        return ResetResult(
+            plans=tuple(order_groups(plans)),
+            refused=refused,
+            current=current,
+            ends=ends,
+            starts=starts,
+            export=self.export,
+            single_group=len(self.groups) == 1,
+        )
+
+    def _scopes(
+        self,
+        access: KafkaAccess,
+        spec: ResetSpec,
+        groups: list[str],
+        committed: dict[str, dict[TopicPartition, int]],
+    ) -> dict[str, list[TopicPartition]]:
+        if spec.scenario is Scenario.FROM_FILE:
+            plan = spec.plan or {}
+            return {g: list(plan.get(g, {})) for g in groups}
+        if self.all_topics:
+            return {g: list(committed.get(g, {})) for g in groups}
+        explicit: list[TopicPartition] = []
+        whole: list[str] = []
+        for arg in self.topics:
+            topic, partitions = parse_topic_arg(arg)
+            if partitions is None:
+                whole.append(topic)
+            else:
+                explicit.extend((topic, p) for p in partitions)
+        if whole:
+            known = access.topic_partitions(set(whole))
+            absent = [t for t in whole if t not in known]
+            if absent:
+                raise CliError(f"Topic '{absent[0]}' does not exist")
+            explicit.extend((t, p) for t in whole for p in sorted(known[t]))
+        return dict.fromkeys(groups, explicit) if groups else {}
+
+    def _check_partitions(self, access: KafkaAccess, partitions: set[TopicPartition]) -> None:
+        if not partitions:
+            return
+        known = access.topic_partitions({t for t, _ in partitions})
+        absent = sorted(tp for tp in partitions if tp[1] not in known.get(tp[0], {}))
+        if absent:
+            names = ",".join(f"{t}-{p}" for t, p in absent)
+            raise CliError(f'The partitions "{names}" do not exist')
+        leaderless = sorted(tp for tp in partitions if known[tp[0]][tp[1]] < 0)
+        if leaderless:
+            names = ",".join(f"{t}-{p}" for t, p in leaderless)
+            raise ClusterError(f'The partitions "{names}" have no leader')
+
+    def _apply(self, access: KafkaAccess, result: ResetResult) -> ResetResult:
+        targets = {p.group: dict(p.offsets) for p in result.plans if p.offsets}
+        replaced = {
+            g: {tp: o for tp, o in result.current.get(g, {}).items() if tp in targets[g]} for g in targets
+        }
+        backup = self._save_backup(replaced)
+        outcome = access.alter_offsets(targets)
+        after = {
+            g: {tp: c.offset for tp, c in offsets.items()}
+            for g, offsets in access.committed_offsets(list(targets)).items()
+        }
+        failed: list[tuple[str, str]] = []
+        for group, offsets in targets.items():
+            if outcome.get(group):
+                failed.append((group, str(outcome[group])))
+                continue
+            wrong = [
+                f"{t}-{p} is at {after.get(group, {}).get((t, p), 'no offset')}, not {o}"
+                for (t, p), o in offsets.items()
+                if after.get(group, {}).get((t, p)) != o
+            ]
+            if wrong:
+                failed.append((group, "; ".join(wrong)))
+        return ResetResult(**{**result.__dict__, "executed": True, "backup": backup, "failed": tuple(failed)})
+
+    def _save_backup(self, replaced: dict[str, dict[TopicPartition, int]]) -> str:
+        folder = Path(self.backup_dir) if self.backup_dir else default_backup_dir()
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        label = next(iter(replaced)) if len(replaced) == 1 else f"{len(replaced)}-groups"
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)[:80]
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"reset-{safe}-{stamp}.csv"
+            path.write_text(backup_csv(replaced))
+        except OSError as exc:
+            raise CliError(
+                f"cannot save the backup of the current offsets in {folder}: {exc.strerror}"
+            ) from None
+        return str(path)
+
+    def _report(self, result: ResetResult) -> None:
+        for group, state in result.refused:
+            print(
+                f"Error: Assignments can only be reset if the group '{group}' is inactive, "
+                f"but the current state is {state}.",
+                file=sys.stderr,
+            )
+        if result.backup:
+            groups = " ".join(f"--group {g}" for g in sorted({p.group for p in result.plans if p.offsets}))
+            bootstrap = self.connection.bootstrap_server or "$KAFKA_BOOTSTRAP_SERVERS"
+            print(
+                f"Saved the offsets this reset replaced to {result.backup}\n"
+                f"Undo: kafka-consumer-groups --bootstrap-server {bootstrap} {groups} --reset-offsets "
+                f"--from-file {result.backup} --execute",
+                file=sys.stderr,
+            )
+        problems = [f"group '{g}': {what}" for g, what in result.failed]
+        problems += [f"group '{g}' is {s}" for g, s in result.refused]
+        if not problems:
+            return
+        if result.failed:
+            message = "some offsets did not take: " + "; ".join(f"group '{g}': {w}" for g, w in result.failed)
+        else:
+            message = "active groups were not reset: " + ", ".join(f"'{g}' ({s})" for g, s in result.refused)
+        done = [p for p in result.plans if p.offsets and p.group not in dict(result.failed)]
+        raise PartialFailure(message) if done else CliError(message)
+
+
+def _long(value: str | None, name: str) -> int:
+    import re
+
+    if value is None or not re.fullmatch(r"[+-]?[0-9]+", value):
+        raise UsageError(f"Cannot parse argument '{value}' of option {name}")
+    return int(value)

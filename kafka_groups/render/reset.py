@@ -1,0 +1,103 @@
+"""``--reset-offsets`` output: the Apache plan table or CSV export, and richer forms."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kafka_groups.commands.reset_offsets import ResetResult
+from kafka_groups.core.reset import export_csv
+
+if TYPE_CHECKING:
+    from kafka_groups.render.registry import TableSpec
+
+JSON_SCHEMA = "kafka-group-tools/reset-plan/v1"
+
+
+def text(result: ResetResult) -> str:
+    out = "".join(
+        f"\nWarn: Partition {p} from topic {t} is empty. Falling back to latest known offset.\n"
+        for plan in result.plans
+        for t, p in plan.fallbacks
+    )
+    if result.export:
+        return out + export_csv(result.plans, result.single_group)
+    groups = [p.group for p in result.plans] + [g for g, _ in result.refused]
+    if not groups:
+        return out + "\n"
+    gw = max([15, *(len(g) for g in groups)])
+    tw = max([15, *(len(t) for p in result.plans for t, _ in p.offsets)])
+
+    def line(group: str, topic: str, partition: str, offset: str) -> str:
+        return f"\n{group.ljust(gw)} {topic.ljust(tw)} {partition.ljust(10)} {offset}"
+
+    out += line("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")
+    for plan in result.plans:
+        for (topic, partition), offset in plan.offsets.items():
+            out += line(plan.group, topic, str(partition), str(offset))
+    return out + "\n"
+
+
+def notices(result: ResetResult) -> list[str]:
+    return [f"Warning: {w}" for plan in result.plans for w in plan.warnings]
+
+
+def _rows(result: ResetResult) -> list[tuple[str, str, int, int | None, int]]:
+    return [
+        (plan.group, topic, partition, result.current.get(plan.group, {}).get((topic, partition)), offset)
+        for plan in result.plans
+        for (topic, partition), offset in sorted(plan.offsets.items())
+    ]
+
+
+def table(result: ResetResult) -> TableSpec:
+    from kafka_groups.render.registry import TableSpec
+
+    rows, styles = [], []
+    for group, topic, partition, current, new in _rows(result):
+        change = "" if current is None else f"{new - current:+d}"
+        rows.append(
+            [group, topic, str(partition), "-" if current is None else str(current), str(new), change]
+        )
+        styles.append("" if current == new else "bold")
+    verb = "Reset" if result.executed else "Plan (dry run; add --execute to apply)"
+    return TableSpec(
+        f"{verb}: {len(rows)} partition(s) in {len(result.plans)} group(s)",
+        ["GROUP", "TOPIC", "PARTITION", "CURRENT", "NEW", "CHANGE"],
+        rows,
+        styles,
+        "Nothing to reset.",
+    )
+
+
+def json(result: ResetResult) -> dict[str, Any]:
+    return {
+        "schema": JSON_SCHEMA,
+        "executed": result.executed,
+        "backup": result.backup,
+        "groups": [
+            {
+                "group": plan.group,
+                "partitions": [
+                    {
+                        "topic": topic,
+                        "partition": partition,
+                        "current_offset": result.current.get(plan.group, {}).get((topic, partition)),
+                        "new_offset": offset,
+                        "log_start_offset": result.starts.get((topic, partition)),
+                        "log_end_offset": result.ends.get((topic, partition)),
+                    }
+                    for (topic, partition), offset in sorted(plan.offsets.items())
+                ],
+                "warnings": list(plan.warnings),
+                "fell_back_to_latest": [{"topic": t, "partition": p} for t, p in plan.fallbacks],
+            }
+            for plan in result.plans
+        ],
+        "refused": [{"group": g, "state": s} for g, s in result.refused],
+        "failed": [{"group": g, "reason": r} for g, r in result.failed],
+    }
+
+
+def csv(result: ResetResult) -> list[list[str]]:
+    header = ["group", "topic", "partition", "current_offset", "new_offset"]
+    return [header] + [[g, t, str(p), "" if c is None else str(c), str(n)] for g, t, p, c, n in _rows(result)]
