@@ -170,3 +170,22 @@ class ActiveConsumer:
         self._stop.set()
         self._thread.join(10)
         self.consumer.close()
+
+
+def committed(bootstrap: str, group: str) -> dict[tuple[str, int], int]:
+    """The group's committed offsets, read with a real client."""
+    from confluent_kafka import ConsumerGroupTopicPartitions
+
+    client = admin(bootstrap)
+    future = client.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)], request_timeout=30)[
+        group
+    ]
+    return {(tp.topic, tp.partition): tp.offset for tp in future.result().topic_partitions if tp.offset >= 0}
+
+
+def delete_records_before(bootstrap: str, topic: str, partition: int, offset: int) -> None:
+    """Move a partition's log start offset up to ``offset`` (DeleteRecords)."""
+    client = admin(bootstrap)
+    futures = client.delete_records([TopicPartition(topic, partition, offset)], request_timeout=30)
+    for future in futures.values():
+        future.result(30)

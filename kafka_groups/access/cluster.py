@@ -299,7 +299,8 @@ class KafkaAccess:
 
         if not partitions:
             return {}
-        spec = OffsetSpec.for_timestamp(timestamp_ms)  # type: ignore[no-untyped-call]
+        # Before 1970 means "from the first record": negative values are ListOffsets sentinels.
+        spec = OffsetSpec.for_timestamp(max(timestamp_ms, 0))  # type: ignore[no-untyped-call]
         futures = self._admin.list_offsets(
             {ConfluentTP(t, p): spec for t, p in sorted(partitions)}, request_timeout=self.settings.timeout_s
         )

@@ -94,7 +94,7 @@ def parse_datetime(text: str) -> int:
     """
     if len(split_java(text, "T")) < 2:
         raise UsageError(
-            f"Error parsing timestamp '{text}'. It does not contain a 'T' according to ISO8601 format"
+            f"Invalid --to-datetime '{text}': it does not contain a 'T' according to ISO8601 format"
         )
     after_t = text.split("T", 1)[1]
     candidate = text if any(c in after_t for c in "+-Z") else text + "Z"
