@@ -143,6 +143,51 @@ def _setup_active_group(bootstrap: str) -> None:
     consumer.close()
 
 
+def _setup_reset(partitions: int) -> Callable[[str], None]:
+    """bench-reset-<N>: a topic of N partitions, one record each, and an Empty group with an
+    offset committed on every partition."""
+
+    def setup(bootstrap: str) -> None:
+        from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+        from confluent_kafka.admin import AdminClient, NewTopic
+
+        topic, group = f"bench-reset-{partitions}", f"bench-reset-{partitions}-group"
+        admin = AdminClient({"bootstrap.servers": bootstrap})
+        created = admin.create_topics([NewTopic(topic, partitions, 1)], operation_timeout=300)
+        try:
+            created[topic].result(600)
+        except Exception as exc:
+            if "TOPIC_ALREADY_EXISTS" not in str(exc):
+                raise
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            described = admin.list_topics(topic, timeout=30).topics[topic].partitions
+            if len(described) == partitions and all(p.leader >= 0 for p in described.values()):
+                break
+            time.sleep(1)
+        request = ConsumerGroupTopicPartitions(
+            group, [TopicPartition(topic, p, 0) for p in range(partitions)]
+        )
+        admin.alter_consumer_group_offsets([request], request_timeout=300)[group].result(600)
+
+    return setup
+
+
+def _reset_args(partitions: int, *extra: str) -> Callable[[str], list[str]]:
+    group, topic = f"bench-reset-{partitions}-group", f"bench-reset-{partitions}"
+    return lambda bs: [
+        "--bootstrap-server",
+        bs,
+        "--reset-offsets",
+        "--group",
+        group,
+        "--topic",
+        topic,
+        "--to-earliest",
+        *extra,
+    ]
+
+
 def _cg(*args: str) -> Callable[[str], list[str]]:
     return lambda bs: ["--bootstrap-server", bs, *args]
 
@@ -254,6 +299,8 @@ def main() -> None:
     parser.add_argument("--bootstrap", help="use this running broker instead of starting one")
     parser.add_argument("--no-write", action="store_true", help="print results without updating RESULTS.md")
     opts = parser.parse_args()
+    # Our --execute saves a backup of the offsets it replaces; keep those out of the home directory.
+    os.environ.setdefault("KAFKA_TOOLS_STATE_DIR", str(ROOT / ".cache" / "bench-state"))
     chosen = [CASES[name] for name in (opts.case or list(CASES))]  # setup order: fewest groups first
     cluster = None
     bootstrap = opts.bootstrap

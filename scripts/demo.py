@@ -85,7 +85,22 @@ def main() -> None:
         show("kafka-topics", "--bootstrap-server", bs, "--list", "--exclude-internal")
         show("kafka-consumer-groups", "--bootstrap-server", bs, "--list")
         show("kafka-consumer-groups", "--bootstrap-server", bs, "--list", "--state", "--type")
-        show("kafka-consumer-groups", "--bootstrap-server", bs, "--list", "--output", "json")
+        show("kafka-consumer-groups", "--bootstrap-server", bs, "--describe", "--group", GROUP)
+        show(
+            "kafka-consumer-groups",
+            "--bootstrap-server",
+            bs,
+            "--describe",
+            "--group",
+            GROUP,
+            "--state",
+            "--verbose",
+        )
+
+        step("A reset plan that re-reads the new partitions from their start (dry run), and its CSV export")
+        reset = ["--bootstrap-server", bs, "--group", GROUP, "--reset-offsets", "--topic", f"{TOPIC}:3,4,5"]
+        show("kafka-consumer-groups", *reset, "--to-earliest", "--dry-run")
+        show("kafka-consumer-groups", *reset, "--to-earliest", "--dry-run", "--export")
     finally:
         step("Stopping the broker")
         cluster.stop()

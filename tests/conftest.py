@@ -40,7 +40,9 @@ def _start(version: str, env_var: str) -> Iterator[Broker]:
     if external:
         yield Broker(external, version)
         return
-    cluster = local_kafka.start(nodes=1, version=version)
+    # Its own work directory, so a broker a developer started with `python -m infra.kafka start`
+    # keeps running while the suite runs.
+    cluster = local_kafka.start(nodes=1, version=version, workdir=local_kafka.RUN_DIR / f"pytest-{version}")
     try:
         yield Broker(cluster.bootstrap, version)
     finally:

@@ -23,8 +23,11 @@ def admin(bootstrap: str) -> AdminClient:
 
 
 def create_topic(bootstrap: str, name: str, partitions: int = 1, replication: int = 1) -> str:
+    """A topic whose records are never deleted by time: tests write records with timestamps
+    far in the past, which the broker's default 7-day retention would remove within minutes."""
     client = admin(bootstrap)  # keep the client alive until its futures resolve
-    futures = client.create_topics([NewTopic(name, partitions, replication)], operation_timeout=30)
+    topic = NewTopic(name, partitions, replication, config={"retention.ms": "-1"})
+    futures = client.create_topics([topic], operation_timeout=30)
     futures[name].result(timeout=30)
     _wait_for_partitions(bootstrap, name, partitions)
     return name

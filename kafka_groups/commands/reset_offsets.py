@@ -28,7 +28,7 @@ from kafka_groups.core.reset import (
     parse_plan_csv,
     parse_topic_arg,
     plan_group,
-    start_time_unavailable,
+    start_timestamp,
 )
 from kafka_groups.errors import CliError, ClusterError, PartialFailure, UsageError
 from kafka_groups.render import OutputFormat, emit
@@ -178,11 +178,8 @@ class ResetOffsetsRequest:
             if spec.scenario in BY_TIME:
                 stamp = spec.timestamp_ms
                 if spec.scenario is Scenario.TO_START_TIME:
-                    created = found[group].creation_time_ms if group in found else None
-                    if created is None or created < 0:
-                        raise CliError(start_time_unavailable(group))
-                    stamp = created
-                    group_spec = ResetSpec(spec.scenario, timestamp_ms=created)
+                    stamp = start_timestamp(group, found[group].creation_time_ms if group in found else None)
+                    group_spec = ResetSpec(spec.scenario, timestamp_ms=stamp)
                 assert stamp is not None
                 by_time = access.offsets_for_time(set(scopes[group]), stamp)
             data = PartitionOffsets(committed.get(group, {}), starts, ends, by_time)

@@ -59,6 +59,16 @@ def start_time_unavailable(group: str) -> str:
     )
 
 
+def start_timestamp(group: str, creation_time_ms: int | None) -> int:
+    """``--to-start-time``: the group's creation time, or the KIP's error when the broker
+    described the group without one (-1) or could not describe it."""
+    if creation_time_ms is None or creation_time_ms < 0:
+        from kafka_groups.errors import CliError
+
+        raise CliError(start_time_unavailable(group))
+    return creation_time_ms
+
+
 # -- argument parsing -------------------------------------------------------------------
 def parse_topic_arg(arg: str) -> tuple[str, list[int] | None]:
     """``topic`` (every partition) or ``topic:0,1,2``, with the Apache tool's errors."""

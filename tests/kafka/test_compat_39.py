@@ -74,3 +74,42 @@ def test_missing_group_on_39(compat_broker, ours):
     )
     assert mine.returncode == 1
     assert mine.stderr.strip() == f"Error: Consumer group '{missing}' does not exist."
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [["--to-earliest"], ["--to-latest"], ["--shift-by", "-1"], ["--to-datetime", "2020-01-01T00:00:00.000"]],
+    ids=" ".join,
+)
+def test_reset_plans_on_39_match_the_apache_tool(compat_broker, classic_group, apache, ours, scenario):
+    bs = compat_broker.bootstrap
+    args = ["--bootstrap-server", bs, "--group", classic_group, "--reset-offsets", *scenario, "--all-topics"]
+    theirs = apache("kafka-consumer-groups", *args, "--dry-run")
+    mine = ours("kafka-consumer-groups", *args, "--dry-run")
+    assert mine.returncode == 0, mine.stderr
+    assert mine.stdout == theirs.stdout
+
+
+def test_reset_executes_on_39(compat_broker, ours, tmp_path):
+    from tests.kafka_helpers import commit_offsets, committed
+
+    bs = compat_broker.bootstrap
+    topic = create_topic(bs, unique("compat-reset"), partitions=2)
+    produce_n(bs, topic, {0: 3, 1: 3})
+    group = unique("compat-reset")
+    commit_offsets(bs, group, {(topic, 0): 3, (topic, 1): 2})
+    mine = ours(
+        "kafka-consumer-groups",
+        "--bootstrap-server",
+        bs,
+        "--group",
+        group,
+        "--reset-offsets",
+        "--to-earliest",
+        "--all-topics",
+        "--execute",
+        "--backup-dir",
+        str(tmp_path),
+    )
+    assert mine.returncode == 0, mine.stderr
+    assert committed(bs, group) == {(topic, 0): 0, (topic, 1): 0}

@@ -18,8 +18,9 @@ from kafka_groups.core.reset import (
     parse_plan_csv,
     parse_topic_arg,
     plan_group,
+    start_timestamp,
 )
-from kafka_groups.errors import UsageError
+from kafka_groups.errors import CliError, UsageError
 
 TP0, TP1, TP2 = ("t", 0), ("t", 1), ("t", 2)
 DATA = PartitionOffsets(
@@ -260,3 +261,12 @@ def test_backup_is_a_four_column_plan_file():
     text = backup_csv({"b": {TP1: 3}, "a g": {TP0: 1}})
     assert text == '"a g",t,0,1\nb,t,1,3\n'
     assert parse_plan_csv(text, ["a g", "b"], "backup") == {"a g": {TP0: 1}, "b": {TP1: 3}}
+
+
+def test_start_time_uses_the_creation_time_or_fails_with_the_kip_message():
+    assert start_timestamp("g", 1_767_225_600_123) == 1_767_225_600_123
+    for unknown in (-1, None):
+        with pytest.raises(CliError) as info:
+            start_timestamp("g", unknown)
+        assert info.value.message.startswith("The group creation time is not available for group 'g'.")
+        assert info.value.message.endswith("Please delete and recreate the group.")
