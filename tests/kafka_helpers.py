@@ -138,13 +138,25 @@ def consume_and_commit(
 
 
 def commit_offsets(bootstrap: str, group: str, offsets: dict[tuple[str, int], int]) -> None:
-    """Commit offsets for a group without joining it (a 'simple' group, protocol type '')."""
+    """Commit offsets for a group without joining it (a 'simple' group, protocol type '').
+
+    Reads them back until they show: on a brand-new cluster the very first commit can be
+    acknowledged while the offsets topic is still being created, and then not be there."""
     from confluent_kafka import ConsumerGroupTopicPartitions
 
     request = ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o) for (t, p), o in offsets.items()])
-    client = admin(bootstrap)
-    futures = client.alter_consumer_group_offsets([request], request_timeout=30)
-    futures[group].result(timeout=30)
+    deadline = time.monotonic() + 60
+    while True:
+        client = admin(bootstrap)
+        futures = client.alter_consumer_group_offsets([request], request_timeout=30)
+        futures[group].result(timeout=30)
+        for _ in range(10):
+            now = committed(bootstrap, group)
+            if all(now.get(tp) == o for tp, o in offsets.items()):
+                return
+            time.sleep(0.3)
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the offsets of {group} did not take")
 
 
 class ActiveConsumer:

@@ -4,6 +4,7 @@ executions commit what it commits, bad input changes nothing."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -77,10 +78,24 @@ def test_dry_run_plan_equals_the_apache_tool(broker, topics, apache, ours, scena
     theirs = _reset(apache, bs, *args)
     mine = _reset(ours, bs, *args)
     assert mine.returncode == 0, mine.stderr
-    assert mine.stdout == theirs.stdout
+    assert same_output(mine.stdout, theirs.stdout)
     assert "GROUP" in mine.stdout
-    for export in (["--export"],):
-        assert _reset(ours, bs, *args, *export).stdout == _reset(apache, bs, *args, *export).stdout
+    assert same_output(
+        _reset(ours, bs, *args, "--export").stdout, _reset(apache, bs, *args, "--export").stdout
+    )
+
+
+def same_output(mine: str, theirs: str) -> bool:
+    """Byte for byte, except the order of the "Warn: ... Falling back to latest" lines: the
+    Apache tool prints those in an order that follows Java hash-bucket collisions in several
+    intermediate maps, which the plan rows (compared exactly) do not depend on."""
+    warn = "Falling back to latest known offset."
+
+    def split(text: str) -> tuple[list[str], list[str]]:
+        lines = text.split("\n")
+        return sorted(x for x in lines if x.endswith(warn)), [x for x in lines if not x.endswith(warn)]
+
+    return split(mine) == split(theirs)
 
 
 @pytest.mark.parametrize(
@@ -322,6 +337,9 @@ def test_a_broker_that_stops_answering_changes_nothing(ours, tmp_path):
         assert len(mine.stderr.strip().splitlines()) == 1, mine.stderr
         assert mine.stderr.startswith("Error: ")
         cluster.start_node(1)
+        deadline = time.monotonic() + 60  # the restarted coordinator loads the offsets first
+        while not committed(bs, group) and time.monotonic() < deadline:
+            time.sleep(1)
         assert committed(bs, group) == {(topic, 0): 2, (topic, 1): 1}
     finally:
         cluster.stop()
