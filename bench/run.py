@@ -149,16 +149,25 @@ def _setup_reset(partitions: int) -> Callable[[str], None]:
 
     def setup(bootstrap: str) -> None:
         from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
-        from confluent_kafka.admin import AdminClient, NewTopic
+        from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
         topic, group = f"bench-reset-{partitions}", f"bench-reset-{partitions}-group"
         admin = AdminClient({"bootstrap.servers": bootstrap})
-        created = admin.create_topics([NewTopic(topic, partitions, 1)], operation_timeout=300)
+        # The controller refuses more than 10,000 records in one operation: grow in steps.
+        step = 5000
+        created = admin.create_topics([NewTopic(topic, min(partitions, step), 1)], operation_timeout=300)
         try:
             created[topic].result(600)
         except Exception as exc:
             if "TOPIC_ALREADY_EXISTS" not in str(exc):
                 raise
+        for total in range(2 * step, partitions + step, step):
+            current = len(admin.list_topics(topic, timeout=30).topics[topic].partitions)
+            if current < min(total, partitions):
+                grown = admin.create_partitions(
+                    [NewPartitions(topic, min(total, partitions))], operation_timeout=300
+                )
+                grown[topic].result(600)
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             described = admin.list_topics(topic, timeout=30).topics[topic].partitions
@@ -222,6 +231,17 @@ CASES = {
             _setup_groups(1000),
             "kafka-consumer-groups",
             _cg("--describe", "--all-groups"),
+        ),
+        *(
+            Case(
+                f"reset-{mode}-{n}p",
+                f"kafka-consumer-groups --reset-offsets --to-earliest --{mode}, one group, {n:,} partitions",
+                _setup_reset(n),
+                "kafka-consumer-groups",
+                _reset_args(n, f"--{mode}"),
+            )
+            for n in (10, 1000, 10000)
+            for mode in ("dry-run", "execute")
         ),
     )
 }

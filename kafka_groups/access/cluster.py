@@ -37,6 +37,7 @@ class KafkaAccess:
 
     def __init__(self, settings: ConnectionSettings) -> None:
         self.settings = settings
+        self._cached_metadata: Any = None
         _quiet_client_logs(settings.debug)
         warn_unmapped(settings)
 
@@ -205,8 +206,30 @@ class KafkaAccess:
         except KafkaError as exc:
             raise ClusterError(f"describing groups failed: {exc}") from None
 
-    def committed_offsets(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, Committed]]:
-        """Every committed offset of each group (OffsetFetch; the requests go out together)."""
+    def committed_offsets(
+        self, group_ids: list[str], many: bool = False
+    ) -> dict[str, dict[TopicPartition, Committed]]:
+        """Every committed offset of each group (OffsetFetch; the requests go out together).
+
+        ``many``: the groups may hold thousands of offsets; the protocol layer decodes them
+        several times faster than confluent-kafka builds its per-partition objects."""
+        if many and group_ids:
+            from kafka.errors import KafkaError
+
+            try:
+                raw = self._protocol.list_group_offsets({g: None for g in group_ids})
+            except KafkaError as exc:
+                raise ClusterError(f"fetching committed offsets failed: {exc}") from None
+            return {
+                group: {
+                    (tp.topic, tp.partition): Committed(
+                        om.offset, om.leader_epoch if om.leader_epoch >= 0 else None
+                    )
+                    for tp, om in offsets.items()
+                    if om.offset >= 0
+                }
+                for group, offsets in raw.items()
+            }
         from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
 
         pending = {
@@ -229,23 +252,33 @@ class KafkaAccess:
         return result
 
     def log_offsets(
-        self, partitions: set[TopicPartition], earliest: bool = False
+        self, partitions: set[TopicPartition], earliest: bool = False, latest: bool = True
     ) -> tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]]:
-        """Log end offsets (and log start offsets when ``earliest``): one Metadata request,
-        then ListOffsets for the partitions that have a leader (the client sends one request
-        per leader). A partition without a leader, or unknown, maps to None."""
+        """Log end offsets (``latest``) and log start offsets (``earliest``): one Metadata
+        request, then ListOffsets for the partitions that have a leader (one request per
+        leader and kind). A partition without a leader, or unknown, maps to None."""
+        ends: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if latest else {}
+        starts: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if earliest else {}
+        if not partitions or not (earliest or latest):
+            return ends, starts
+        if len(partitions) > PROTOCOL_LAYER_THRESHOLD:
+            # confluent-kafka makes a Python future per partition, which costs more than the
+            # requests themselves on thousands of partitions; the protocol layer decodes the
+            # per-leader responses directly.
+            from kafka.errors import KafkaError
+
+            try:
+                found: tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]] = self._run(
+                    self._log_offsets, partitions, earliest, latest
+                )
+                return found
+            except KafkaError as exc:
+                raise ClusterError(f"listing partition offsets failed: {exc}") from None
         from confluent_kafka import KafkaException
         from confluent_kafka import TopicPartition as ConfluentTP
         from confluent_kafka.admin._listoffsets import OffsetSpec
 
-        ends: dict[TopicPartition, int | None] = dict.fromkeys(partitions)
-        starts: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if earliest else {}
-        if not partitions:
-            return ends, starts
-        try:
-            metadata = self._admin.list_topics(timeout=self.settings.timeout_s)
-        except KafkaException as exc:
-            raise self._unreachable(exc) from None
+        metadata = self._metadata()
         led = [
             tp
             for tp in sorted(partitions)
@@ -255,8 +288,8 @@ class KafkaAccess:
         ]
         if not led:
             return ends, starts
-        latest, first = OffsetSpec.latest(), OffsetSpec.earliest()  # type: ignore[no-untyped-call]
-        kinds = [(latest, ends)] + ([(first, starts)] if earliest else [])
+        last, first = OffsetSpec.latest(), OffsetSpec.earliest()  # type: ignore[no-untyped-call]
+        kinds = ([(last, ends)] if latest else []) + ([(first, starts)] if earliest else [])
         pending = [
             (
                 target,
@@ -274,14 +307,24 @@ class KafkaAccess:
                     target[(tp.topic, tp.partition)] = None
         return ends, starts
 
+    def _metadata(self) -> Any:
+        """Cluster metadata, fetched once per command."""
+        if self._cached_metadata is None:
+            from confluent_kafka import KafkaException
+
+            try:
+                self._cached_metadata = self._admin.list_topics(timeout=self.settings.timeout_s)
+            except KafkaException as exc:
+                raise self._unreachable(exc) from None
+        return self._cached_metadata
+
+    def partition_count(self) -> int:
+        """How many partitions the cluster has (from the cached metadata)."""
+        return sum(len(t.partitions) for t in self._metadata().topics.values())
+
     def topic_partitions(self, topics: set[str]) -> dict[str, dict[int, int]]:
         """Partition -> leader id (-1: none) for each named topic that exists (one Metadata)."""
-        from confluent_kafka import KafkaException
-
-        try:
-            metadata = self._admin.list_topics(timeout=self.settings.timeout_s)
-        except KafkaException as exc:
-            raise self._unreachable(exc) from None
+        metadata = self._metadata()
         found: dict[str, dict[int, int]] = {}
         for name in topics:
             topic = metadata.topics.get(name)
@@ -313,9 +356,14 @@ class KafkaAccess:
             found[(tp.topic, tp.partition)] = offset if offset >= 0 else None
         return found
 
-    def alter_offsets(self, plans: dict[str, dict[TopicPartition, int]]) -> dict[str, str | None]:
+    def alter_offsets(
+        self, plans: dict[str, dict[TopicPartition, int]], many: bool = False
+    ) -> dict[str, str | None]:
         """Commit new offsets for each (inactive) group; the requests go out together.
-        Returns, per group, None on success or the broker's error."""
+        Returns, per group, None on success or the broker's error. ``many``: thousands of
+        partitions, sent through the protocol layer (one OffsetCommit per group)."""
+        if many:
+            return self._alter_offsets_protocol(plans)
         from confluent_kafka import (
             ConsumerGroupTopicPartitions,
             KafkaException,
@@ -346,6 +394,28 @@ class KafkaAccess:
                 )
             except KafkaException as exc:
                 outcome[group] = _error_text(exc)
+        return outcome
+
+    def _alter_offsets_protocol(self, plans: dict[str, dict[TopicPartition, int]]) -> dict[str, str | None]:
+        from kafka.errors import KafkaError
+        from kafka.structs import OffsetAndMetadata
+        from kafka.structs import TopicPartition as KafkaTP
+
+        outcome: dict[str, str | None] = {}
+        for group, offsets in plans.items():
+            if not offsets:
+                continue
+            try:
+                result = self._protocol.alter_group_offsets(
+                    group, {KafkaTP(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets.items()}
+                )
+            except KafkaError as exc:
+                outcome[group] = str(exc)
+                continue
+            errors = [(tp, err) for tp, err in result.items() if getattr(err, "errno", 0)]
+            outcome[group] = (
+                f"{errors[0][0].topic}-{errors[0][0].partition}: {errors[0][1].__name__}" if errors else None
+            )
         return outcome
 
     def supports_group_creation_time(self) -> bool:
@@ -440,7 +510,7 @@ class KafkaAccess:
         return found, missing
 
     async def _log_offsets(
-        self, partitions: set[TopicPartition], earliest: bool
+        self, partitions: set[TopicPartition], earliest: bool, latest: bool = True
     ) -> tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]]:
         from kafka.admin import OffsetSpec
         from kafka.structs import TopicPartition as KafkaTP
@@ -453,9 +523,11 @@ class KafkaAccess:
                 tp = (topic["name"], p["partition_index"])
                 if tp in partitions and p["leader_id"] >= 0 and p.get("error_code", 0) in (0, 9):
                     leaders[p["leader_id"]].append(tp)
-        ends: dict[TopicPartition, int | None] = dict.fromkeys(partitions)
+        ends: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if latest else {}
         starts: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if earliest else {}
-        kinds = [(OffsetSpec.LATEST, ends)] + ([(OffsetSpec.EARLIEST, starts)] if earliest else [])
+        kinds = ([(OffsetSpec.LATEST, ends)] if latest else []) + (
+            [(OffsetSpec.EARLIEST, starts)] if earliest else []
+        )
         pending = []
         for leader, tps in leaders.items():
             for spec, target in kinds:
@@ -469,6 +541,9 @@ class KafkaAccess:
                         target[(topic.name, p.partition_index)] = p.offset
         return ends, starts
 
+
+# Above this many partitions, log offsets are read through the protocol layer (see log_offsets).
+PROTOCOL_LAYER_THRESHOLD = 2000
 
 GROUP_ID_NOT_FOUND = 69  # error codes
 UNSUPPORTED_VERSION = 35

@@ -38,6 +38,12 @@ if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
 
 ENV_STATE_DIR = "KAFKA_TOOLS_STATE_DIR"
+# Scenarios that read the committed offsets.
+NEEDS_COMMITTED = frozenset({Scenario.SHIFT_BY, Scenario.TO_CURRENT, Scenario.TO_NEAREST})
+# Scenarios that read log start offsets (to plan or to clamp).
+NEEDS_START = frozenset(
+    {Scenario.TO_EARLIEST, Scenario.TO_OFFSET, Scenario.SHIFT_BY, Scenario.FROM_FILE, Scenario.TO_NEAREST}
+)
 NO_EXECUTE_WARNING = (
     "WARN: No action will be performed as the --execute option is missing. In version 5.0, this command "
     "will require either --dry-run or --execute to be specified. You should add the --dry-run option "
@@ -161,14 +167,27 @@ class ResetOffsetsRequest:
             if unknown:
                 raise UsageError(f"--from-file names group '{unknown[0]}', which is not being reset")
 
-        committed = {
-            g: {tp: c.offset for tp, c in offsets.items()}
-            for g, offsets in access.committed_offsets(allowed).items()
-        }
+        from kafka_groups.access.cluster import PROTOCOL_LAYER_THRESHOLD
+
+        many = access.partition_count() > PROTOCOL_LAYER_THRESHOLD
+        # Committed offsets serve the all-topics scope, shift/current/nearest, backups and the
+        # richer outputs; a plain dry run of the other scenarios does without them.
+        rich = self.output is not OutputFormat.TEXT and not (
+            self.output is OutputFormat.AUTO and not sys.stdout.isatty()
+        )
+        wanted = self.all_topics or self.execute_changes or rich or spec.scenario in NEEDS_COMMITTED
+        fetched = access.committed_offsets(allowed, many=many) if wanted else {}
+        committed = {g: {tp: c.offset for tp, c in offsets.items()} for g, offsets in fetched.items()}
         scopes = self._scopes(access, spec, allowed, committed)
         every = {tp for scope in scopes.values() for tp in scope}
         self._check_partitions(access, every)
-        ends_raw, starts_raw = access.log_offsets(every, earliest=True)
+        # Only the offsets the scenario (or a richer output) needs: thousands of partitions
+        # make every ListOffsets round count.
+        ends_raw, starts_raw = access.log_offsets(
+            every,
+            earliest=rich or spec.scenario in NEEDS_START,
+            latest=rich or spec.scenario is not Scenario.TO_EARLIEST,
+        )
         ends = {tp: o for tp, o in ends_raw.items() if o is not None}
         starts = {tp: o for tp, o in starts_raw.items() if o is not None}
         plans = []
@@ -237,15 +256,18 @@ class ResetOffsetsRequest:
             raise ClusterError(f'The partitions "{names}" have no leader')
 
     def _apply(self, access: KafkaAccess, result: ResetResult) -> ResetResult:
+        from kafka_groups.access.cluster import PROTOCOL_LAYER_THRESHOLD
+
         targets = {p.group: dict(p.offsets) for p in result.plans if p.offsets}
         replaced = {
             g: {tp: o for tp, o in result.current.get(g, {}).items() if tp in targets[g]} for g in targets
         }
         backup = self._save_backup(replaced)
-        outcome = access.alter_offsets(targets)
+        many = sum(len(o) for o in targets.values()) > PROTOCOL_LAYER_THRESHOLD
+        outcome = access.alter_offsets(targets, many=many)
         after = {
             g: {tp: c.offset for tp, c in offsets.items()}
-            for g, offsets in access.committed_offsets(list(targets)).items()
+            for g, offsets in access.committed_offsets(list(targets), many=many).items()
         }
         failed: list[tuple[str, str]] = []
         for group, offsets in targets.items():

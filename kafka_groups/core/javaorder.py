@@ -8,6 +8,7 @@ insertion order inside a bucket (which a resize keeps). Pure code.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterable
 from typing import TypeVar
 
@@ -21,6 +22,7 @@ def _int32(value: int) -> int:
     return value - (1 << 32) if value & 0x80000000 else value
 
 
+@functools.lru_cache(maxsize=4096)
 def string_hash(text: str) -> int:
     """Java ``String.hashCode`` (over UTF-16 code units, 32-bit wraparound)."""
     h = 0

@@ -228,9 +228,12 @@ def _split_csv(line: str) -> list[str]:
     return next(csv.reader([line]), [])
 
 
+_NEEDS_QUOTES = re.compile(r"[\x00-\x2c]")
+
+
 def _csv_cell(value: str) -> str:
     # Jackson's CSV writer quotes a value holding any character below '-' (space, comma, quote...).
-    if any(ord(c) < 45 for c in value):
+    if _NEEDS_QUOTES.search(value):
         return '"' + value.replace('"', '""') + '"'
     return value
 

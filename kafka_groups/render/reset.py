@@ -30,11 +30,11 @@ def text(result: ResetResult) -> str:
     def line(group: str, topic: str, partition: str, offset: str) -> str:
         return f"\n{group.ljust(gw)} {topic.ljust(tw)} {partition.ljust(10)} {offset}"
 
-    out += line("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")
+    parts = [out, line("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")]
     for plan in result.plans:
-        for (topic, partition), offset in plan.offsets.items():
-            out += line(plan.group, topic, str(partition), str(offset))
-    return out + "\n"
+        parts.extend(line(plan.group, t, str(p), str(o)) for (t, p), o in plan.offsets.items())
+    parts.append("\n")
+    return "".join(parts)
 
 
 def notices(result: ResetResult) -> list[str]:
