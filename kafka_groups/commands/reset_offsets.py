@@ -169,17 +169,19 @@ class ResetOffsetsRequest:
 
         from kafka_groups.access.cluster import PROTOCOL_LAYER_THRESHOLD
 
-        many = access.partition_count() > PROTOCOL_LAYER_THRESHOLD
         # Committed offsets serve the all-topics scope, shift/current/nearest, backups and the
         # richer outputs; a plain dry run of the other scenarios does without them.
         rich = self.output is not OutputFormat.TEXT and not (
             self.output is OutputFormat.AUTO and not sys.stdout.isatty()
         )
         wanted = self.all_topics or self.execute_changes or rich or spec.scenario in NEEDS_COMMITTED
-        fetched = access.committed_offsets(allowed, many=many) if wanted else {}
-        committed = {g: {tp: c.offset for tp, c in offsets.items()} for g, offsets in fetched.items()}
+        committed: dict[str, dict[TopicPartition, int]] = {}
+        if self.all_topics:  # the scope is the committed offsets: size unknown until read
+            committed = self._committed(access, allowed, access.partition_count() > PROTOCOL_LAYER_THRESHOLD)
         scopes = self._scopes(access, spec, allowed, committed)
         every = {tp for scope in scopes.values() for tp in scope}
+        if wanted and not self.all_topics:
+            committed = self._committed(access, allowed, len(every) > PROTOCOL_LAYER_THRESHOLD)
         self._check_partitions(access, every)
         # Only the offsets the scenario (or a richer output) needs: thousands of partitions
         # make every ListOffsets round count.
@@ -213,6 +215,13 @@ class ResetOffsetsRequest:
             export=self.export,
             single_group=len(self.groups) == 1,
         )
+
+    @staticmethod
+    def _committed(
+        access: KafkaAccess, groups: list[str], many: bool
+    ) -> dict[str, dict[TopicPartition, int]]:
+        fetched = access.committed_offsets(groups, many=many)
+        return {g: {tp: c.offset for tp, c in offsets.items()} for g, offsets in fetched.items()}
 
     def _scopes(
         self,
