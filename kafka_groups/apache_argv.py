@@ -58,12 +58,17 @@ class Parsed:
         raw = self.one(name)
         if raw is None:
             return default
-        if not _LONG.fullmatch(raw):
-            raise UsageError(f"Cannot parse argument '{raw}' of option {name}")
-        return int(raw)
+        return parse_long(raw, name)
 
     def present(self, names: Iterable[str]) -> list[str]:
         return [n for n in names if n in self.values]
+
+
+def parse_long(raw: str | None, name: str) -> int:
+    """A ``Long`` option value as jopt-simple converts it (no spaces, no underscores)."""
+    if raw is None or not _LONG.fullmatch(raw):
+        raise UsageError(f"Cannot parse argument '{raw}' of option {name}")
+    return int(raw)
 
 
 def _looks_like_option(token: str) -> bool:

@@ -8,7 +8,6 @@ Precedence, highest first: the command-line flag, the environment variable, the
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -17,14 +16,6 @@ from kafka_groups.properties import load_properties
 
 ENV_BOOTSTRAP = "KAFKA_BOOTSTRAP_SERVERS"
 ENV_COMMAND_CONFIG = "KAFKA_COMMAND_CONFIG"
-
-SECRET_KEY = re.compile(r"(password|secret|jaas|token|credential|private|\.key$)", re.IGNORECASE)
-REDACTED = "[hidden]"
-
-
-def redact(key: str, value: str) -> str:
-    """The value as it may be shown to a user: secrets are hidden."""
-    return REDACTED if SECRET_KEY.search(key) else value
 
 
 @dataclass(frozen=True)
@@ -40,9 +31,6 @@ class ConnectionSettings:
     @property
     def timeout_s(self) -> float:
         return max(self.timeout_ms, 1) / 1000.0
-
-    def redacted_properties(self) -> dict[str, str]:
-        return {k: redact(k, v) for k, v in self.properties.items()}
 
 
 def resolve_settings(

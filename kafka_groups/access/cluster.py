@@ -59,6 +59,15 @@ class KafkaAccess:
             f"within {self.settings.timeout_ms} ms{detail}"
         )
 
+    def _via_protocol(self, what: str, call: Any, *args: Any) -> Any:
+        """Run a protocol-layer call; its failures become one-line ClusterErrors."""
+        from kafka.errors import KafkaError
+
+        try:
+            return call(*args)
+        except KafkaError as exc:
+            raise ClusterError(f"{what} failed: {exc}") from None
+
     def _broker_api_version(self, api_key: int) -> int:
         """The highest version of an API that the brokers support (-1: none).
 
@@ -83,13 +92,7 @@ class KafkaAccess:
     # -- topics --------------------------------------------------------------------------
     def list_topics(self) -> list[str]:
         """Every topic name the cluster metadata reports, internal ones included."""
-        from confluent_kafka import KafkaException
-
-        try:
-            metadata = self._admin.list_topics(timeout=self.settings.timeout_s)
-        except KafkaException as exc:
-            raise self._unreachable(exc) from None
-        return list(metadata.topics)
+        return list(self._metadata().topics)
 
     # -- groups --------------------------------------------------------------------------
     def list_groups(self, types: frozenset[str] = frozenset()) -> list[GroupListing]:
@@ -98,15 +101,14 @@ class KafkaAccess:
         Brokers older than ListGroups v5 have classic groups only, so their groups are
         reported as Classic, as the Apache Admin client does.
         """
-        from kafka.errors import KafkaError
-
-        try:
-            typed = self._broker_api_version(LIST_GROUPS_API_KEY) >= LIST_GROUPS_TYPES_VERSION
-            raw = self._protocol.list_groups(
-                types_filter=[t.lower() for t in sorted(types)] if typed and types else None
-            )
-        except KafkaError as exc:
-            raise ClusterError(f"listing groups failed: {exc}") from None
+        typed = self._broker_api_version(LIST_GROUPS_API_KEY) >= LIST_GROUPS_TYPES_VERSION
+        raw = self._via_protocol(
+            "listing groups",
+            self._protocol.list_groups,
+            None,
+            None,
+            [t.lower() for t in sorted(types)] if typed and types else None,
+        )
         listings = []
         for g in raw:
             group_type = g.get("group_type") or ""
@@ -136,7 +138,7 @@ class KafkaAccess:
             return self.describe_groups_detailed(group_ids)
         if not group_ids:
             return {}, []
-        from confluent_kafka import ConsumerGroupState, KafkaException
+        from confluent_kafka import KafkaException
 
         futures = self._admin.describe_consumer_groups(
             list(dict.fromkeys(group_ids)), request_timeout=self.settings.timeout_s
@@ -154,7 +156,7 @@ class KafkaAccess:
                     continue
                 raise self._admin_error(exc, f"describing group '{group_id}'") from None
             state = _confluent_states().get(d.state)
-            if d.state == ConsumerGroupState.DEAD:
+            if state == "Dead":
                 missing.append(group_id)
             elif state is None:
                 unnamed.append(group_id)
@@ -194,17 +196,12 @@ class KafkaAccess:
         it allows: ConsumerGroupDescribe to each coordinator once for all its groups (when the
         brokers have it), then DescribeGroups for the classic groups, again once per
         coordinator."""
-        from kafka.errors import KafkaError
-
         if not group_ids:
             return {}, []
-        try:
-            described: tuple[dict[str, GroupDescription], list[str]] = self._run(
-                self._describe_groups, list(dict.fromkeys(group_ids))
-            )
-            return described
-        except KafkaError as exc:
-            raise ClusterError(f"describing groups failed: {exc}") from None
+        described: tuple[dict[str, GroupDescription], list[str]] = self._via_protocol(
+            "describing groups", self._run, self._describe_groups, list(dict.fromkeys(group_ids))
+        )
+        return described
 
     def committed_offsets(
         self, group_ids: list[str], many: bool = False
@@ -214,12 +211,9 @@ class KafkaAccess:
         ``many``: the groups may hold thousands of offsets; the protocol layer decodes them
         several times faster than confluent-kafka builds its per-partition objects."""
         if many and group_ids:
-            from kafka.errors import KafkaError
-
-            try:
-                raw = self._protocol.list_group_offsets({g: None for g in group_ids})
-            except KafkaError as exc:
-                raise ClusterError(f"fetching committed offsets failed: {exc}") from None
+            raw = self._via_protocol(
+                "fetching committed offsets", self._protocol.list_group_offsets, {g: None for g in group_ids}
+            )
             return {
                 group: {
                     (tp.topic, tp.partition): Committed(
@@ -261,33 +255,22 @@ class KafkaAccess:
         starts: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if earliest else {}
         if not partitions or not (earliest or latest):
             return ends, starts
+        leaders = self._leaders(partitions)
+        if not leaders:
+            return ends, starts
         if len(partitions) > PROTOCOL_LAYER_THRESHOLD:
             # confluent-kafka makes a Python future per partition, which costs more than the
             # requests themselves on thousands of partitions; the protocol layer decodes the
             # per-leader responses directly.
-            from kafka.errors import KafkaError
-
-            try:
-                found: tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]] = self._run(
-                    self._log_offsets, partitions, earliest, latest
-                )
-                return found
-            except KafkaError as exc:
-                raise ClusterError(f"listing partition offsets failed: {exc}") from None
+            self._via_protocol(
+                "listing partition offsets", self._run, self._log_offsets, leaders, ends, starts
+            )
+            return ends, starts
         from confluent_kafka import KafkaException
         from confluent_kafka import TopicPartition as ConfluentTP
         from confluent_kafka.admin._listoffsets import OffsetSpec
 
-        metadata = self._metadata()
-        led = [
-            tp
-            for tp in sorted(partitions)
-            if (topic := metadata.topics.get(tp[0])) is not None
-            and (p := topic.partitions.get(tp[1])) is not None
-            and p.leader >= 0
-        ]
-        if not led:
-            return ends, starts
+        led = sorted(tp for tps in leaders.values() for tp in tps)
         last, first = OffsetSpec.latest(), OffsetSpec.earliest()  # type: ignore[no-untyped-call]
         kinds = ([(last, ends)] if latest else []) + ([(first, starts)] if earliest else [])
         pending = [
@@ -306,6 +289,17 @@ class KafkaAccess:
                 except KafkaException:
                     target[(tp.topic, tp.partition)] = None
         return ends, starts
+
+    def _leaders(self, partitions: set[TopicPartition]) -> dict[int, list[TopicPartition]]:
+        """The partitions that exist and have a leader, by leader id (cached metadata)."""
+        metadata = self._metadata()
+        leaders: dict[int, list[TopicPartition]] = defaultdict(list)
+        for tp in sorted(partitions):
+            topic = metadata.topics.get(tp[0])
+            partition = topic.partitions.get(tp[1]) if topic is not None else None
+            if partition is not None and partition.leader >= 0:
+                leaders[partition.leader].append(tp)
+        return leaders
 
     def _metadata(self) -> Any:
         """Cluster metadata, fetched once per command."""
@@ -430,8 +424,7 @@ class KafkaAccess:
         code = getattr(error, "code", lambda: None)()
         if code in _TIMEOUT_CODES:
             return self._unreachable(exc)
-        text = getattr(error, "str", lambda: str(error))()
-        return ClusterError(f"{what} failed: {text}")
+        return ClusterError(f"{what} failed: {_error_text(exc)}")
 
     # -- protocol work, run on kafka-python's network thread ------------------------------
     def _run(self, coro: Any, *args: Any) -> Any:
@@ -510,24 +503,22 @@ class KafkaAccess:
         return found, missing
 
     async def _log_offsets(
-        self, partitions: set[TopicPartition], earliest: bool, latest: bool = True
-    ) -> tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]]:
+        self,
+        leaders: dict[int, list[TopicPartition]],
+        ends: dict[TopicPartition, int | None],
+        starts: dict[TopicPartition, int | None],
+    ) -> None:
+        """Fill ``ends`` / ``starts`` (whichever the caller asked for) with one ListOffsets
+        per leader and kind, all in flight together."""
         from kafka.admin import OffsetSpec
         from kafka.structs import TopicPartition as KafkaTP
 
         client = self._protocol
-        metadata = await client._get_cluster_metadata(sorted({t for t, _ in partitions}))
-        leaders: dict[int, list[TopicPartition]] = defaultdict(list)
-        for topic in metadata.get("topics", ()):
-            for p in topic.get("partitions", ()):
-                tp = (topic["name"], p["partition_index"])
-                if tp in partitions and p["leader_id"] >= 0 and p.get("error_code", 0) in (0, 9):
-                    leaders[p["leader_id"]].append(tp)
-        ends: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if latest else {}
-        starts: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if earliest else {}
-        kinds = ([(OffsetSpec.LATEST, ends)] if latest else []) + (
-            [(OffsetSpec.EARLIEST, starts)] if earliest else []
-        )
+        kinds = [
+            (spec, target)
+            for spec, target in ((OffsetSpec.LATEST, ends), (OffsetSpec.EARLIEST, starts))
+            if target
+        ]
         pending = []
         for leader, tps in leaders.items():
             for spec, target in kinds:
@@ -539,7 +530,6 @@ class KafkaAccess:
                 for p in topic.partitions:
                     if p.error_code == 0:
                         target[(topic.name, p.partition_index)] = p.offset
-        return ends, starts
 
 
 # Above this many partitions, log offsets are read through the protocol layer (see log_offsets).

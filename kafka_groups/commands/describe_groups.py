@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,7 +15,7 @@ from kafka_groups.core.describe import (
 )
 from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
 from kafka_groups.errors import NotFoundError, PartialFailure, UsageError
-from kafka_groups.render import OutputFormat, emit, resolve_format
+from kafka_groups.render import OutputFormat, emit, wants_detail
 from kafka_groups.render.progress import working
 from kafka_groups.settings import ConnectionArgs
 
@@ -87,8 +86,7 @@ class DescribeGroupsRequest:
         committed = access.committed_offsets(list(found))
         needed = partitions_to_look_up(found.values(), committed)
         # Log start offsets only serve the out-of-range flag of the richer outputs.
-        with_start = resolve_format(self.output, sys.stdout) is not OutputFormat.TEXT
-        ends, starts = access.log_offsets(needed, earliest=with_start)
+        ends, starts = access.log_offsets(needed, earliest=wants_detail(self.output))
         described = [
             DescribedGroup(found[g], offset_rows(found[g], committed.get(g, {}), ends, starts))
             for g in java_sorted(found)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kafka_groups.apache_argv import parse_long
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
 from kafka_groups.core.reset import (
@@ -31,7 +32,7 @@ from kafka_groups.core.reset import (
     start_timestamp,
 )
 from kafka_groups.errors import CliError, ClusterError, PartialFailure, UsageError
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.render import OutputFormat, emit, wants_detail
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -110,9 +111,9 @@ class ResetOffsetsRequest:
         for arg in self.topics:
             parse_topic_arg(arg)
         if scenario is Scenario.TO_OFFSET:
-            return ResetSpec(scenario, offset=_long(value, "to-offset"))
+            return ResetSpec(scenario, offset=parse_long(value, "to-offset"))
         if scenario is Scenario.SHIFT_BY:
-            return ResetSpec(scenario, shift=_long(value, "shift-by"))
+            return ResetSpec(scenario, shift=parse_long(value, "shift-by"))
         if scenario is Scenario.TO_DATETIME:
             return ResetSpec(scenario, timestamp_ms=parse_datetime(value or ""))
         if scenario is Scenario.BY_DURATION:
@@ -171,9 +172,7 @@ class ResetOffsetsRequest:
 
         # Committed offsets serve the all-topics scope, shift/current/nearest, backups and the
         # richer outputs; a plain dry run of the other scenarios does without them.
-        rich = self.output is not OutputFormat.TEXT and not (
-            self.output is OutputFormat.AUTO and not sys.stdout.isatty()
-        )
+        rich = wants_detail(self.output)
         wanted = self.all_topics or self.execute_changes or rich or spec.scenario in NEEDS_COMMITTED
         committed: dict[str, dict[TopicPartition, int]] = {}
         if self.all_topics:  # the scope is the committed offsets: size unknown until read
@@ -192,17 +191,27 @@ class ResetOffsetsRequest:
         )
         ends = {tp: o for tp, o in ends_raw.items() if o is not None}
         starts = {tp: o for tp, o in starts_raw.items() if o is not None}
+        # One ListOffsets-by-time per distinct timestamp (every group shares --to-datetime's),
+        # over all the partitions of the groups that use it.
+        stamps: dict[str, int] = {}
+        if spec.scenario in BY_TIME:
+            for group in allowed:
+                if spec.scenario is Scenario.TO_START_TIME:
+                    created = found[group].creation_time_ms if group in found else None
+                    stamps[group] = start_timestamp(group, created)
+                else:
+                    assert spec.timestamp_ms is not None
+                    stamps[group] = spec.timestamp_ms
+        lookups = {
+            stamp: access.offsets_for_time(
+                {tp for g in allowed if stamps[g] == stamp for tp in scopes[g]}, stamp
+            )
+            for stamp in set(stamps.values())
+        }
         plans = []
         for group in allowed:
-            by_time: dict[TopicPartition, int | None] = {}
-            group_spec = spec
-            if spec.scenario in BY_TIME:
-                stamp = spec.timestamp_ms
-                if spec.scenario is Scenario.TO_START_TIME:
-                    stamp = start_timestamp(group, found[group].creation_time_ms if group in found else None)
-                    group_spec = ResetSpec(spec.scenario, timestamp_ms=stamp)
-                assert stamp is not None
-                by_time = access.offsets_for_time(set(scopes[group]), stamp)
+            by_time = lookups[stamps[group]] if group in stamps else {}
+            group_spec = ResetSpec(spec.scenario, timestamp_ms=stamps[group]) if group in stamps else spec
             data = PartitionOffsets(committed.get(group, {}), starts, ends, by_time)
             plans.append(plan_group(group, group_spec, scopes[group], data))
         current = {g: dict(committed.get(g, {})) for g in allowed}
@@ -274,10 +283,7 @@ class ResetOffsetsRequest:
         backup = self._save_backup(replaced)
         many = sum(len(o) for o in targets.values()) > PROTOCOL_LAYER_THRESHOLD
         outcome = access.alter_offsets(targets, many=many)
-        after = {
-            g: {tp: c.offset for tp, c in offsets.items()}
-            for g, offsets in access.committed_offsets(list(targets), many=many).items()
-        }
+        after = self._committed(access, list(targets), many)
         failed: list[tuple[str, str]] = []
         for group, offsets in targets.items():
             if outcome.get(group):
@@ -323,9 +329,7 @@ class ResetOffsetsRequest:
                 f"--from-file {result.backup} --execute",
                 file=sys.stderr,
             )
-        problems = [f"group '{g}': {what}" for g, what in result.failed]
-        problems += [f"group '{g}' is {s}" for g, s in result.refused]
-        if not problems:
+        if not result.failed and not result.refused:
             return
         if result.failed:
             message = "some offsets did not take: " + "; ".join(f"group '{g}': {w}" for g, w in result.failed)
@@ -333,11 +337,3 @@ class ResetOffsetsRequest:
             message = "active groups were not reset: " + ", ".join(f"'{g}' ({s})" for g, s in result.refused)
         done = [p for p in result.plans if p.offsets and p.group not in dict(result.failed)]
         raise PartialFailure(message) if done else CliError(message)
-
-
-def _long(value: str | None, name: str) -> int:
-    import re
-
-    if value is None or not re.fullmatch(r"[+-]?[0-9]+", value):
-        raise UsageError(f"Cannot parse argument '{value}' of option {name}")
-    return int(value)

@@ -34,6 +34,12 @@ def resolve_format(requested: OutputFormat, stream: TextIO) -> OutputFormat:
     return OutputFormat.TABLE if stream.isatty() else OutputFormat.TEXT
 
 
+def wants_detail(requested: OutputFormat) -> bool:
+    """Whether the output shows more than the Apache text layout (log bounds, current offsets),
+    so commands fetch that data only when it will be shown."""
+    return resolve_format(requested, sys.stdout) is not OutputFormat.TEXT
+
+
 def emit(result: object, requested: OutputFormat, stream: TextIO | None = None) -> None:
     """Print ``result`` in the requested format."""
     from kafka_groups.render import registry
