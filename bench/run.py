@@ -152,7 +152,7 @@ def _setup_reset(partitions: int) -> Callable[[str], None]:
         from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
         topic, group = f"bench-reset-{partitions}", f"bench-reset-{partitions}-group"
-        admin = AdminClient({"bootstrap.servers": bootstrap})
+        admin = AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 300000})
         # The controller refuses more than 10,000 records in one operation: grow in steps.
         step = 5000
         created = admin.create_topics([NewTopic(topic, min(partitions, step), 1)], operation_timeout=300)
@@ -177,7 +177,14 @@ def _setup_reset(partitions: int) -> Callable[[str], None]:
         request = ConsumerGroupTopicPartitions(
             group, [TopicPartition(topic, p, 0) for p in range(partitions)]
         )
-        admin.alter_consumer_group_offsets([request], request_timeout=300)[group].result(600)
+        for attempt in range(3):  # a fresh broker may still be loading its offsets topic
+            try:
+                admin.alter_consumer_group_offsets([request], request_timeout=300)[group].result(600)
+                break
+            except Exception:
+                if attempt == 2:
+                    raise
+                time.sleep(5)
 
     return setup
 
