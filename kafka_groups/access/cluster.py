@@ -16,11 +16,13 @@ from typing import Any
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, warn_unmapped
 from kafka_groups.core.describe import Committed, Coordinator, GroupDescription, Member, TopicPartition
 from kafka_groups.core.groups import GroupListing
+from kafka_groups.core.kafka_errors import RETRIABLE_COORDINATOR_ERRORS, KafkaErrorInfo, error_info
 from kafka_groups.errors import ClusterError
 from kafka_groups.settings import ConnectionSettings
 
 LIST_GROUPS_API_KEY = 16
 LIST_GROUPS_TYPES_VERSION = 5  # KIP-848: ListGroups v5 carries and filters the group type
+_COORDINATOR_ATTEMPTS = 5  # tries when the group's coordinator is moving or loading
 _TIMEOUT_CODES = frozenset({-185, 7, -195})  # _TIMED_OUT, REQUEST_TIMED_OUT, _TRANSPORT
 
 
@@ -412,6 +414,64 @@ class KafkaAccess:
             )
         return outcome
 
+    def delete_offsets(
+        self, group_id: str, partitions: list[TopicPartition]
+    ) -> tuple[KafkaErrorInfo | None, dict[TopicPartition, KafkaErrorInfo | None]]:
+        """OffsetDelete (KIP-496): the group-level error and each partition's (None: deleted).
+        A group-level error is every partition's error, as the Apache Admin client reports it.
+
+        The request goes out even with no partitions (the group-level answer still tells
+        whether the group exists), as the Apache Admin client sends it."""
+        top, codes = self._via_protocol(
+            "deleting offsets", self._run, self._delete_offsets, group_id, partitions
+        )
+        if top:
+            return _protocol_error(top), dict.fromkeys(partitions, _protocol_error(top))
+        return None, {tp: _protocol_error(code) if code else None for tp, code in codes.items()}
+
+    async def _delete_offsets(
+        self, group_id: str, partitions: list[TopicPartition]
+    ) -> tuple[int, dict[TopicPartition, int]]:
+        from kafka.structs import TopicPartition as KafkaTP
+
+        client = self._protocol
+        request = client._delete_group_offsets_request(group_id, [KafkaTP(t, p) for t, p in partitions])
+        for attempt in range(_COORDINATOR_ATTEMPTS):
+            coordinator = await client._find_coordinator_id(group_id)
+            response = await client._manager.send(request, node_id=coordinator)
+            if response.error_code not in RETRIABLE_COORDINATOR_ERRORS:
+                break
+            await client._net.sleep(0.1 * (attempt + 1))
+        if response.error_code:
+            return response.error_code, {}
+        codes = {
+            (topic.name, p.partition_index): p.error_code
+            for topic in response.topics
+            for p in topic.partitions
+        }
+        return 0, {tp: codes.get(tp, 0) for tp in partitions}
+
+    def delete_groups(self, group_ids: list[str]) -> dict[str, KafkaErrorInfo | None]:
+        """DeleteGroups: each group's error (None: deleted), one request per coordinator."""
+        if not group_ids:
+            return {}
+        from confluent_kafka import KafkaException
+
+        futures = self._admin.delete_consumer_groups(
+            list(dict.fromkeys(group_ids)), request_timeout=self.settings.timeout_s
+        )
+        answers: dict[str, KafkaErrorInfo | None] = {}
+        for group_id, future in futures.items():
+            try:
+                future.result()
+                answers[group_id] = None
+            except KafkaException as exc:
+                error = exc.args[0]
+                if error.code() in _TIMEOUT_CODES:
+                    raise self._unreachable(exc) from None
+                answers[group_id] = error_info(error.code(), error.name(), error.str())
+        return answers
+
     def supports_group_creation_time(self) -> bool:
         """KIP-1282: does every broker speak ConsumerGroupDescribe v2 (GroupCreationTimeMs)?"""
         return (
@@ -539,6 +599,14 @@ GROUP_ID_NOT_FOUND = 69  # error codes
 UNSUPPORTED_VERSION = 35
 CONSUMER_GROUP_DESCRIBE_API_KEY = 69
 CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION = 2  # KIP-1282: GroupCreationTimeMs
+
+
+def _protocol_error(code: int) -> KafkaErrorInfo:
+    """Error ``code`` in the Apache wording, or the protocol library's for codes we do not list."""
+    from kafka.errors import for_code
+
+    known = for_code(code)
+    return error_info(code, getattr(known, "message", ""), getattr(known, "description", ""))
 
 
 def _error_text(exc: BaseException) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from kafka_groups.apache_argv import Arg, Opt, Parsed, parse
 from kafka_groups.cli.runner import HELP, VERSION, Request
+from kafka_groups.commands.delete_groups import DeleteGroupsRequest, DeleteOffsetsRequest
 from kafka_groups.commands.describe_groups import DescribeGroupsRequest
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
@@ -213,6 +214,25 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             dry_run=p.has("dry-run"),
             execute_changes=p.has("execute"),
             export=p.has("export"),
+            backup_dir=p.one("backup-dir"),
+            output=output_format(p),
+        )
+    if action == "delete-offsets":
+        groups = p.all("group")
+        if len(groups) > 1:  # the Apache tool fails here too, with a stack trace
+            raise UsageError("Found multiple arguments for option group, but you asked for only one")
+        return DeleteOffsetsRequest(
+            connection_args(p),
+            group=groups[0],
+            topics=tuple(p.all("topic")),
+            backup_dir=p.one("backup-dir"),
+            output=output_format(p),
+        )
+    if action == "delete":
+        return DeleteGroupsRequest(
+            connection_args(p),
+            groups=tuple(p.all("group")),
+            all_groups=p.has("all-groups"),
             backup_dir=p.one("backup-dir"),
             output=output_format(p),
         )

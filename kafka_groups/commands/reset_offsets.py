@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -12,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafka_groups.apache_argv import parse_long
+from kafka_groups.commands.backup import save_backup, undo_hint
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
 from kafka_groups.core.reset import (
@@ -22,7 +21,6 @@ from kafka_groups.core.reset import (
     PartitionOffsets,
     ResetSpec,
     Scenario,
-    backup_csv,
     order_groups,
     parse_datetime,
     parse_duration_ms,
@@ -38,7 +36,6 @@ from kafka_groups.settings import ConnectionArgs
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
 
-ENV_STATE_DIR = "KAFKA_TOOLS_STATE_DIR"
 # Scenarios that read the committed offsets.
 NEEDS_COMMITTED = frozenset({Scenario.SHIFT_BY, Scenario.TO_CURRENT, Scenario.TO_NEAREST})
 # Scenarios that read log start offsets (to plan or to clamp).
@@ -51,15 +48,6 @@ NO_EXECUTE_WARNING = (
     "explicitly if you are scripting this command and want to keep the current default behavior without "
     "prompting."
 )
-
-
-def default_backup_dir() -> Path:
-    """Where --execute saves the offsets it replaces: $KAFKA_TOOLS_STATE_DIR/backups, else
-    $XDG_STATE_HOME/kafka-group-tools/backups, else ~/.local/state/kafka-group-tools/backups."""
-    if os.environ.get(ENV_STATE_DIR):
-        return Path(os.environ[ENV_STATE_DIR]) / "backups"
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "kafka-group-tools" / "backups"
 
 
 @dataclass(frozen=True)
@@ -280,7 +268,7 @@ class ResetOffsetsRequest:
         replaced = {
             g: {tp: o for tp, o in result.current.get(g, {}).items() if tp in targets[g]} for g in targets
         }
-        backup = self._save_backup(replaced)
+        backup = save_backup("reset", replaced, self.backup_dir)
         many = sum(len(o) for o in targets.values()) > PROTOCOL_LAYER_THRESHOLD
         outcome = access.alter_offsets(targets, many=many)
         after = self._committed(access, list(targets), many)
@@ -298,21 +286,6 @@ class ResetOffsetsRequest:
                 failed.append((group, "; ".join(wrong)))
         return ResetResult(**{**result.__dict__, "executed": True, "backup": backup, "failed": tuple(failed)})
 
-    def _save_backup(self, replaced: dict[str, dict[TopicPartition, int]]) -> str:
-        folder = Path(self.backup_dir) if self.backup_dir else default_backup_dir()
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-        label = next(iter(replaced)) if len(replaced) == 1 else f"{len(replaced)}-groups"
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)[:80]
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"reset-{safe}-{stamp}.csv"
-            path.write_text(backup_csv(replaced))
-        except OSError as exc:
-            raise CliError(
-                f"cannot save the backup of the current offsets in {folder}: {exc.strerror}"
-            ) from None
-        return str(path)
-
     def _report(self, result: ResetResult) -> None:
         for group, state in result.refused:
             print(
@@ -321,14 +294,9 @@ class ResetOffsetsRequest:
                 file=sys.stderr,
             )
         if result.backup:
-            groups = " ".join(f"--group {g}" for g in sorted({p.group for p in result.plans if p.offsets}))
-            bootstrap = self.connection.bootstrap_server or "$KAFKA_BOOTSTRAP_SERVERS"
-            print(
-                f"Saved the offsets this reset replaced to {result.backup}\n"
-                f"Undo: kafka-consumer-groups --bootstrap-server {bootstrap} {groups} --reset-offsets "
-                f"--from-file {result.backup} --execute",
-                file=sys.stderr,
-            )
+            groups = sorted({p.group for p in result.plans if p.offsets})
+            what = "this reset replaced"
+            print(undo_hint(what, result.backup, groups, self.connection), file=sys.stderr)
         if not result.failed and not result.refused:
             return
         if result.failed:

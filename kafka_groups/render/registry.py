@@ -49,4 +49,14 @@ def renderer_for(result: object) -> Renderer:
         from kafka_groups.render import reset
 
         return Renderer(reset.text, reset.table, reset.json, reset.csv, reset.notices)
+    from kafka_groups.core.delete import GroupDeleteResult, OffsetDeleteResult
+
+    if isinstance(result, OffsetDeleteResult):
+        from kafka_groups.render import delete
+
+        return Renderer(delete.offsets_text, delete.offsets_table, delete.offsets_json, delete.offsets_csv)
+    if isinstance(result, GroupDeleteResult):
+        from kafka_groups.render import delete
+
+        return Renderer(delete.groups_text, delete.groups_table, delete.groups_json, delete.groups_csv)
     raise TypeError(f"no renderer for {type(result).__name__}")

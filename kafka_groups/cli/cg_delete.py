@@ -1,0 +1,80 @@
+"""``kafka-consumer-groups delete`` and ``delete-offsets`` (Apache: ``--delete``,
+``--delete-offsets``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.commands.delete_groups import DeleteGroupsRequest, DeleteOffsetsRequest
+from kafka_groups.render import OutputFormat
+
+TimeoutOpt = Annotated[int, typer.Option("--timeout", help="Timeout for each request, in ms.")]
+BackupDirOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--backup-dir", help="Where the offsets about to be deleted are saved first.", show_default=False
+    ),
+]
+
+
+def delete_offsets_command(
+    group: Annotated[str, typer.Option("--group", help="The group whose offsets to delete.")],
+    topic: Annotated[
+        list[str],
+        typer.Option(
+            "--topic", help="A topic (every partition) or topic:0,1; repeatable.", show_default=False
+        ),
+    ],
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    timeout: TimeoutOpt = 5000,
+    backup_dir: BackupDirOpt = None,
+    output: OutputOpt = OutputFormat.AUTO,
+    debug: DebugOpt = False,
+) -> None:
+    """Delete a group's committed offsets for some topics or partitions (KIP-496).
+
+    The group must not be subscribed to them. The offsets are saved to a backup file first;
+    the printed command restores them.
+
+    Example: kafka-consumer-groups delete-offsets --bootstrap-server localhost:9092 --group billing
+    --topic old-orders
+    """
+    DeleteOffsetsRequest(
+        connection(bootstrap_server, command_config, timeout, debug),
+        group=group,
+        topics=tuple(topic),
+        backup_dir=backup_dir,
+        output=output,
+    ).execute()
+
+
+def delete_command(
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    timeout: TimeoutOpt = 5000,
+    group: Annotated[
+        list[str] | None,
+        typer.Option("--group", help="A group to delete; repeat for several.", show_default=False),
+    ] = None,
+    all_groups: Annotated[bool, typer.Option("--all-groups", help="Every consumer group.")] = False,
+    backup_dir: BackupDirOpt = None,
+    output: OutputOpt = OutputFormat.AUTO,
+    debug: DebugOpt = False,
+) -> None:
+    """Delete empty consumer groups and their committed offsets.
+
+    The offsets are saved to a backup file first; the printed command restores them.
+
+    Example: kafka-consumer-groups delete --bootstrap-server localhost:9092 --group billing
+    """
+    DeleteGroupsRequest(
+        connection(bootstrap_server, command_config, timeout, debug),
+        groups=tuple(group or ()),
+        all_groups=all_groups,
+        backup_dir=backup_dir,
+        output=output,
+    ).execute()

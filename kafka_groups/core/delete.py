@@ -1,0 +1,154 @@
+"""``--delete-offsets`` (KIP-496) and ``--delete``: the outcomes and how the Apache tool
+words and orders them. Pure code: the command gathers the answers, this decides what they say.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from kafka_groups.core.describe import TopicPartition
+from kafka_groups.core.javaorder import hashmap_order, string_keys_order, topic_partition_hash
+from kafka_groups.core.kafka_errors import KafkaErrorInfo
+from kafka_groups.core.reset import parse_topic_arg
+
+# Group-level errors the Apache tool words with the error's own message.
+_GROUP_LEVEL = frozenset(
+    {"INVALID_GROUP_ID", "GROUP_ID_NOT_FOUND", "GROUP_AUTHORIZATION_FAILED", "NON_EMPTY_GROUP"}
+)
+_PARTITION_LEVEL = frozenset(
+    {"GROUP_SUBSCRIBED_TO_TOPIC", "TOPIC_AUTHORIZATION_FAILED", "UNKNOWN_TOPIC_OR_PARTITION"}
+)
+WHOLE_TOPIC = -1  # the partition of a row for a topic named without partitions that does not exist
+
+
+class Outcome(enum.Enum):
+    """How a delete went, for the exit code: all of it, none of it, or part of it."""
+
+    DONE = "done"
+    FAILED = "failed"
+    PARTIAL = "partial"
+
+
+def _outcome(succeeded: int, failed: int) -> Outcome:
+    if failed == 0:
+        return Outcome.DONE
+    return Outcome.PARTIAL if succeeded else Outcome.FAILED
+
+
+def split_topic_args(args: Iterable[str]) -> tuple[list[TopicPartition], list[str]]:
+    """``--topic`` values -> (the partitions named explicitly, the topics named whole).
+    Bad ``topic:partitions`` values are usage errors, as in the Apache tool."""
+    explicit: dict[TopicPartition, None] = {}
+    whole: dict[str, None] = {}
+    for arg in args:
+        topic, partitions = parse_topic_arg(arg)
+        if partitions is None:
+            whole[topic] = None
+        else:
+            explicit.update(dict.fromkeys((topic, p) for p in partitions))
+    return list(explicit), list(whole)
+
+
+def first_partition_error(errors: Mapping[TopicPartition, KafkaErrorInfo | None]) -> KafkaErrorInfo | None:
+    """The error the Apache Admin client reports for the whole request when the group-level
+    code is NONE: the first failed partition in its HashSet's iteration order."""
+    for tp in hashmap_order(errors, lambda k: topic_partition_hash(*k)):
+        if errors[tp] is not None:
+            return errors[tp]
+    return None
+
+
+@dataclass(frozen=True)
+class OffsetDeleteResult:
+    group: str
+    top_level: KafkaErrorInfo | None  # None: the request succeeded as a whole
+    # Every row: None = deleted; partition WHOLE_TOPIC = a named topic that does not exist.
+    partitions: Mapping[TopicPartition, KafkaErrorInfo | None]
+    backup: str | None = None
+
+    def headline(self) -> str:
+        """The Apache tool's first line (with its leading empty line for errors)."""
+        error = self.top_level
+        if error is None:
+            return f"Request succeeded for deleting offsets from group {self.group}."
+        if error.name in _GROUP_LEVEL:
+            return f"\nError: {error.message}"
+        if error.name in _PARTITION_LEVEL:
+            return "\nError: Encountered some partition-level error, see the follow-up details."
+        return f"\nError: Encountered some unknown error: {error.name}"
+
+    def rows(self) -> list[tuple[str, int, KafkaErrorInfo | None]]:
+        """The rows in the Apache order: by the string ``topic + partition`` (so ``t10`` sorts
+        before ``t2`` and a whole-topic row sorts as ``t-1``), compared as Java strings."""
+        return [
+            (t, p, self.partitions[(t, p)])
+            for t, p in sorted(self.partitions, key=lambda tp: f"{tp[0]}{tp[1]}".encode("utf-16-be"))
+        ]
+
+    @property
+    def deleted(self) -> list[TopicPartition]:
+        return [(t, p) for t, p, error in self.rows() if error is None and p != WHOLE_TOPIC]
+
+    @property
+    def failed(self) -> list[TopicPartition]:
+        return [(t, p) for t, p, error in self.rows() if error is not None]
+
+    def problem(self) -> str | None:
+        """One line for stderr when not every offset was deleted (None when all were)."""
+        outcome = self.outcome
+        if outcome is Outcome.DONE:
+            return None
+        if self.top_level is not None and self.top_level.name in _GROUP_LEVEL:
+            return f"no offsets of group '{self.group}' were deleted: {self.top_level.message}"
+        topic, partition = self.failed[0]
+        error = self.partitions[(topic, partition)]
+        where = topic if partition == WHOLE_TOPIC else f"{topic}-{partition}"
+        first = f"{where}: {error.message if error else ''}"
+        if outcome is Outcome.FAILED:
+            return f"no offsets of group '{self.group}' were deleted ({first})"
+        count = f"{len(self.failed)} of {len(self.partitions)}"
+        return f"the offsets of {count} partitions were not deleted ({first})"
+
+    @property
+    def outcome(self) -> Outcome:
+        if self.top_level is not None and self.top_level.name in _GROUP_LEVEL:
+            return Outcome.FAILED
+        return _outcome(len(self.deleted), len(self.failed))
+
+
+@dataclass(frozen=True)
+class GroupDeleteResult:
+    deleted: tuple[str, ...]  # in the Apache (HashMap) order
+    failed: tuple[tuple[str, KafkaErrorInfo], ...]  # in the Apache (HashMap) order
+    backup: str | None = None
+    requested: tuple[str, ...] = field(default=(), compare=False)
+
+    @classmethod
+    def of(cls, answers: Mapping[str, KafkaErrorInfo | None], backup: str | None = None) -> GroupDeleteResult:
+        """Successes and failures, each in the iteration order of the HashMap the Apache tool
+        collects them in."""
+        ok = [g for g, error in answers.items() if error is None]
+        bad = {g: error for g, error in answers.items() if error is not None}
+        return cls(
+            deleted=tuple(string_keys_order(ok)),
+            failed=tuple((g, bad[g]) for g in string_keys_order(bad)),
+            backup=backup,
+            requested=tuple(answers),
+        )
+
+    @property
+    def outcome(self) -> Outcome:
+        return _outcome(len(self.deleted), len(self.failed))
+
+    def problem(self) -> str | None:
+        """One line for stderr when not every group was deleted (None when all were)."""
+        if not self.failed:
+            return None
+        group, error = self.failed[0]
+        first = f"'{group}': {error.message}"
+        if self.deleted:
+            count = f"{len(self.failed)} of {len(self.failed) + len(self.deleted)}"
+            return f"{count} groups were not deleted ({first})"
+        return f"no group was deleted ({first})"

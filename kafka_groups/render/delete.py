@@ -1,0 +1,122 @@
+"""``--delete-offsets`` and ``--delete`` output: the Apache layouts and richer forms."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kafka_groups.core.delete import WHOLE_TOPIC, GroupDeleteResult, OffsetDeleteResult
+from kafka_groups.core.kafka_errors import KafkaErrorInfo
+
+if TYPE_CHECKING:
+    from kafka_groups.render.registry import TableSpec
+
+OFFSETS_SCHEMA = "kafka-group-tools/offset-delete/v1"
+GROUPS_SCHEMA = "kafka-group-tools/group-delete/v1"
+
+
+def _error_json(error: KafkaErrorInfo | None) -> dict[str, Any] | None:
+    if error is None:
+        return None
+    return {"code": error.code, "name": error.name, "message": error.message}
+
+
+def _partition(partition: int) -> str:
+    return "-" if partition == WHOLE_TOPIC else str(partition)
+
+
+# -- --delete-offsets ---------------------------------------------------------------------
+def offsets_text(result: OffsetDeleteResult) -> str:
+    rows = result.rows()
+    width = max([15, *(len(t) for t, _, _ in rows)])
+
+    def line(topic: str, partition: str, status: str) -> str:
+        return f"\n{topic.ljust(width)} {partition.ljust(10)} {status.ljust(15)}"
+
+    out = [result.headline(), "\n", line("TOPIC", "PARTITION", "STATUS")]
+    out += [line(t, _partition(p), "Successful" if e is None else f"Error: {e.java}") for t, p, e in rows]
+    out.append("\n")
+    return "".join(out)
+
+
+def offsets_table(result: OffsetDeleteResult) -> TableSpec:
+    from kafka_groups.render.registry import TableSpec
+
+    rows = result.rows()
+    title = (
+        f"Offsets deleted from group {result.group}"
+        if result.top_level is None
+        else f"Group {result.group}: {result.top_level.message}"
+    )
+    return TableSpec(
+        title,
+        ["TOPIC", "PARTITION", "STATUS"],
+        [[t, _partition(p), "deleted" if e is None else f"{e.name}: {e.message}"] for t, p, e in rows],
+        ["green" if e is None else "red" for _, _, e in rows],
+        "No partitions.",
+    )
+
+
+def offsets_json(result: OffsetDeleteResult) -> dict[str, Any]:
+    return {
+        "schema": OFFSETS_SCHEMA,
+        "group": result.group,
+        "outcome": result.outcome.value,
+        "error": _error_json(result.top_level),
+        "backup": result.backup,
+        "partitions": [
+            {
+                "topic": t,
+                "partition": None if p == WHOLE_TOPIC else p,
+                "deleted": e is None,
+                "error": _error_json(e),
+            }
+            for t, p, e in result.rows()
+        ],
+    }
+
+
+def offsets_csv(result: OffsetDeleteResult) -> list[list[str]]:
+    return [["topic", "partition", "deleted", "error"]] + [
+        [t, "" if p == WHOLE_TOPIC else str(p), str(e is None).lower(), "" if e is None else e.name]
+        for t, p, e in result.rows()
+    ]
+
+
+# -- --delete -----------------------------------------------------------------------------
+def groups_text(result: GroupDeleteResult) -> str:
+    if not result.failed:
+        names = ", ".join(f"'{g}'" for g in result.deleted)
+        return f"Deletion of requested consumer groups ({names}) was successful.\n"
+    out = ["\nError: Deletion of some consumer groups failed:\n"]
+    out += [f"* Group '{g}' could not be deleted due to: {e.java}\n" for g, e in result.failed]
+    if result.deleted:
+        names = ", ".join(f"'{g}'" for g in result.deleted)
+        out.append(f"\nThese consumer groups were deleted successfully: {names}\n")
+    return "".join(out)
+
+
+def groups_table(result: GroupDeleteResult) -> TableSpec:
+    from kafka_groups.render.registry import TableSpec
+
+    rows = [[g, "deleted"] for g in result.deleted] + [
+        [g, f"{e.name}: {e.message}"] for g, e in result.failed
+    ]
+    styles = ["green"] * len(result.deleted) + ["red"] * len(result.failed)
+    title = f"Deleted {len(result.deleted)} of {len(rows)} group(s)"
+    return TableSpec(title, ["GROUP", "STATUS"], rows, styles, "No groups to delete.")
+
+
+def groups_json(result: GroupDeleteResult) -> dict[str, Any]:
+    return {
+        "schema": GROUPS_SCHEMA,
+        "outcome": result.outcome.value,
+        "backup": result.backup,
+        "deleted": list(result.deleted),
+        "failed": [{"group": g, "error": _error_json(e)} for g, e in result.failed],
+    }
+
+
+def groups_csv(result: GroupDeleteResult) -> list[list[str]]:
+    return [["group", "deleted", "error"]] + (
+        [[g, "true", ""] for g in result.deleted] + [[g, "false", e.name] for g, e in result.failed]
+    )
