@@ -3,6 +3,7 @@
 import pytest
 
 from kafka_groups.cli.consumer_groups_flags import translate
+from kafka_groups.commands.delete_groups import DeleteGroupsRequest, DeleteOffsetsRequest
 from kafka_groups.commands.describe_groups import DescribeGroupsRequest
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.errors import CliError, UsageError
@@ -131,6 +132,25 @@ def test_help_and_version():
     assert translate([*B, "--version"]) == ("--version",)
 
 
+def test_delete_actions_translate_to_their_requests():
+    assert translate([*B, "--delete", "--group", "a", "--group", "b"]) == DeleteGroupsRequest(
+        CONN, groups=("a", "b")
+    )
+    assert translate([*B, "--delete", "--all-groups", "--output", "json"]) == DeleteGroupsRequest(
+        CONN, all_groups=True, output=OutputFormat.JSON
+    )
+    argv = [*B, "--delete-offsets", "--group", "g", "--topic", "t:0,1", "--topic", "u", "--backup-dir", "/b"]
+    assert translate(argv) == DeleteOffsetsRequest(CONN, group="g", topics=("t:0,1", "u"), backup_dir="/b")
+
+
+def test_delete_offsets_takes_one_group():
+    # The Apache tool fails on this too (with a stack trace, after connecting); ours is a usage error.
+    with pytest.raises(
+        UsageError, match="Found multiple arguments for option group, but you asked for only one"
+    ):
+        translate([*B, "--delete-offsets", "--group", "g", "--group", "h", "--topic", "t"])
+
+
 def test_actions_not_built_yet_say_so():
     with pytest.raises(CliError, match="not available yet"):
-        translate([*B, "--delete", "--group", "g"])
+        translate([*B, "--validate-regex", "a.*"])
