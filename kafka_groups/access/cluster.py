@@ -15,7 +15,7 @@ from typing import Any
 
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, warn_unmapped
 from kafka_groups.core.describe import Committed, Coordinator, GroupDescription, Member, TopicPartition
-from kafka_groups.core.groups import GroupListing
+from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, GroupListing, select_consumer_groups
 from kafka_groups.core.kafka_errors import RETRIABLE_COORDINATOR_ERRORS, KafkaErrorInfo, error_info
 from kafka_groups.errors import ClusterError
 from kafka_groups.settings import ConnectionSettings
@@ -125,6 +125,11 @@ class KafkaAccess:
                 )
             )
         return listings
+
+    def consumer_group_ids(self) -> list[str]:
+        """Every consumer group (classic and consumer protocol), as ``--all-groups`` means it."""
+        listed = self.list_groups(frozenset(CONSUMER_GROUP_TYPES))
+        return [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset())]
 
     # -- describe ------------------------------------------------------------------------
     def describe_groups(

@@ -20,7 +20,6 @@ from kafka_groups.core.delete import (
     split_topic_args,
 )
 from kafka_groups.core.describe import TopicPartition
-from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION, KafkaErrorInfo, error_info
 from kafka_groups.errors import CliError, PartialFailure, UsageError
 from kafka_groups.render import OutputFormat, emit
@@ -110,11 +109,7 @@ class DeleteGroupsRequest:
 
         access = KafkaAccess(settings)
         try:
-            if self.all_groups:
-                listed = access.list_groups(frozenset(CONSUMER_GROUP_TYPES))
-                ids = [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset())]
-            else:
-                ids = list(dict.fromkeys(self.groups))
+            ids = access.consumer_group_ids() if self.all_groups else list(dict.fromkeys(self.groups))
             backup = None
             if ids:
                 offsets = access.committed_offsets(ids, many=len(ids) > MANY_GROUPS)

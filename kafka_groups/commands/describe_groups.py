@@ -13,7 +13,6 @@ from kafka_groups.core.describe import (
     offset_rows,
     partitions_to_look_up,
 )
-from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
 from kafka_groups.errors import NotFoundError, PartialFailure, UsageError
 from kafka_groups.render import OutputFormat, emit, wants_detail
 from kafka_groups.render.progress import working
@@ -73,11 +72,7 @@ class DescribeGroupsRequest:
             raise PartialFailure(message) if len(described) else NotFoundError(message)
 
     def _gather(self, access: KafkaAccess, view: View) -> tuple[list[DescribedGroup], list[str]]:
-        if self.all_groups:
-            listed = access.list_groups(frozenset(CONSUMER_GROUP_TYPES))
-            ids = [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset())]
-        else:
-            ids = list(self.groups)
+        ids = access.consumer_group_ids() if self.all_groups else list(self.groups)
         # Epochs, member types and creation times come only with the protocol layer.
         detailed = self.verbose and view is not View.OFFSETS
         found, missing = access.describe_groups(ids, detailed=detailed)

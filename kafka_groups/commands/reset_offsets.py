@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from kafka_groups.apache_argv import parse_long
 from kafka_groups.commands.backup import save_backup, undo_hint
 from kafka_groups.core.describe import TopicPartition
-from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
 from kafka_groups.core.reset import (
     ALLOWED_STATES,
     BY_TIME,
@@ -137,11 +136,7 @@ class ResetOffsetsRequest:
         self._report(result)
 
     def _plan(self, access: KafkaAccess, spec: ResetSpec) -> ResetResult:
-        if self.all_groups:
-            listed = access.list_groups(frozenset(CONSUMER_GROUP_TYPES))
-            ids = [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset())]
-        else:
-            ids = list(dict.fromkeys(self.groups))
+        ids = access.consumer_group_ids() if self.all_groups else list(dict.fromkeys(self.groups))
         detailed = spec.scenario is Scenario.TO_START_TIME
         if detailed and not access.supports_group_creation_time():
             raise CliError(START_TIME_UNSUPPORTED)
