@@ -22,6 +22,7 @@ class CliError(Exception):
     """A failure reported to the user as one line on stderr."""
 
     exit_code: ExitCode = ExitCode.ERROR
+    label = "Error: "  # what precedes the message on stderr
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -50,3 +51,16 @@ class PartialFailure(CliError):
     """Part of the requested work failed; the rest succeeded and was reported."""
 
     exit_code = ExitCode.PARTIAL
+
+
+class TopicCommandError(CliError):
+    """A kafka-topics failure, worded as the Apache tool words it."""
+
+    label = "Error while executing topic command : "
+
+
+class TopicUsageError(TopicCommandError):
+    """A kafka-topics argument the Apache tool rejects only once it runs (a bad
+    ``--replica-assignment`` or ``--config``); ours rejects it before contacting the cluster."""
+
+    exit_code = ExitCode.USAGE

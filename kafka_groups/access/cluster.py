@@ -17,8 +17,9 @@ from kafka_groups.access.config import kafka_python_config, librdkafka_config, w
 from kafka_groups.core.describe import Committed, Coordinator, GroupDescription, Member, TopicPartition
 from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, GroupListing, select_consumer_groups
 from kafka_groups.core.kafka_errors import RETRIABLE_COORDINATOR_ERRORS, KafkaErrorInfo, error_info
-from kafka_groups.errors import ClusterError
+from kafka_groups.errors import CliError, ClusterError, TopicCommandError
 from kafka_groups.settings import ConnectionSettings
+from kafka_topics.describe import NO_LEADER, ConfigValue, PartitionState, Reassignment, TopicState, kafka_uuid
 
 LIST_GROUPS_API_KEY = 16
 LIST_GROUPS_TYPES_VERSION = 5  # KIP-848: ListGroups v5 carries and filters the group type
@@ -95,6 +96,218 @@ class KafkaAccess:
     def list_topics(self) -> list[str]:
         """Every topic name the cluster metadata reports, internal ones included."""
         return list(self._metadata().topics)
+
+    def topic_layout(self) -> tuple[dict[str, tuple[int, str]], frozenset[int]]:
+        """Every topic (internal ones included) with its partition count and id, and the live
+        broker ids: one Metadata request through the protocol layer."""
+        layout: tuple[dict[str, tuple[int, str]], frozenset[int]] = self._via_protocol(
+            "reading the cluster metadata", self._run, self._topic_layout
+        )
+        return layout
+
+    async def _topic_layout(self) -> tuple[dict[str, tuple[int, str]], frozenset[int]]:
+        from kafka.protocol.metadata import MetadataRequest
+
+        response = await self._protocol._manager.send(
+            MetadataRequest(topics=None, allow_auto_topic_creation=False)
+        )
+        topics = {
+            t.name: (len(t.partitions), kafka_uuid(getattr(t, "topic_id", None)))
+            for t in response.topics
+            if t.error_code == 0
+        }
+        return topics, frozenset(b.node_id for b in response.brokers)
+
+    def describe_topics(
+        self, counts: dict[str, int], live_brokers: frozenset[int]
+    ) -> tuple[dict[str, TopicState], dict[tuple[str, int], Reassignment]]:
+        """Partition states (DescribeTopicPartitions, v1 with KIP-1327 creation times when the
+        brokers have it), every config (DescribeConfigs) and ongoing reassignments of the named
+        topics; the requests go out together, partitions in pages of 2,000."""
+        if not counts:
+            return {}, {}
+        described: tuple[dict[str, TopicState], dict[tuple[str, int], Reassignment]] = self._via_protocol(
+            "describing topics", self._run, self._describe_topics, counts, live_brokers
+        )
+        return described
+
+    async def _describe_topics(
+        self, counts: dict[str, int], live_brokers: frozenset[int]
+    ) -> tuple[dict[str, TopicState], dict[tuple[str, int], Reassignment]]:
+        from kafka.admin import ConfigResource, ConfigResourceType
+        from kafka.errors import for_code
+
+        from kafka_groups.access.messages import DescribeTopicPartitionsRequest
+
+        client = self._protocol
+        manager = client._manager
+        if self._broker_api_version(DESCRIBE_TOPIC_PARTITIONS_API_KEY) < 0:
+            raise ClusterError("the brokers do not support DescribeTopicPartitions (Kafka 3.7 or later)")
+        batches: list[list[str]] = [[]]
+        size = 0
+        for name in sorted(counts):
+            if batches[-1] and size + counts[name] > DESCRIBE_PAGE:
+                batches.append([])
+                size = 0
+            batches[-1].append(name)
+            size += counts[name]
+
+        def page(names: list[str], cursor: Any = None) -> Any:
+            request = DescribeTopicPartitionsRequest(
+                topics=[DescribeTopicPartitionsRequest.TopicRequest(name=n) for n in names],
+                response_partition_limit=DESCRIBE_PAGE,
+                cursor=cursor,
+            )
+            return manager.send(request)
+
+        pending = [(names, page(names)) for names in batches]
+        resources = [ConfigResource(ConfigResourceType.TOPIC, name) for name in sorted(counts)]
+        configs_future = manager.send(client._describe_configs_request(resources))
+        reassignments = await self._reassignments()
+
+        partitions: dict[str, list[PartitionState]] = defaultdict(list)
+        ids: dict[str, str] = {}
+        while pending:
+            names, future = pending.pop(0)
+            response = await future
+            for topic in response.topics:
+                if topic.error_code:
+                    raise _topic_error(topic.name, topic.error_code)
+                ids[topic.name] = kafka_uuid(topic.topic_id)
+                partitions[topic.name].extend(
+                    _partition_state(p, response.API_VERSION, live_brokers) for p in topic.partitions
+                )
+            cursor = response.next_cursor
+            if cursor is not None:
+                position = DescribeTopicPartitionsRequest.Cursor(
+                    topic_name=cursor.topic_name, partition_index=cursor.partition_index
+                )
+                pending.append((names, page(names, position)))
+
+        configs: dict[str, tuple[ConfigValue, ...]] = {}
+        for result in (await configs_future).results:
+            if result.error_code:
+                known = for_code(result.error_code)
+                raise ClusterError(
+                    f"describing the configs of '{result.resource_name}' failed: {known.description}"
+                )
+            configs[result.resource_name] = tuple(
+                ConfigValue(c.name, c.value, _config_is_default(c)) for c in result.configs
+            )
+        states = {
+            name: TopicState(
+                name,
+                ids[name],
+                tuple(sorted(partitions[name], key=lambda p: p.partition)),
+                configs.get(name, ()),
+            )
+            for name in counts
+            if name in ids
+        }
+        return states, reassignments
+
+    async def _reassignments(self) -> dict[tuple[str, int], Reassignment]:
+        """Ongoing partition reassignments; none when the cluster will not say (as the Apache
+        tool treats an unsupported or unauthorized request)."""
+        from kafka.errors import ClusterAuthorizationFailedError, UnsupportedVersionError
+        from kafka.protocol.admin import ListPartitionReassignmentsRequest
+
+        request = ListPartitionReassignmentsRequest(timeout_ms=self.settings.timeout_ms, topics=None)
+        try:
+            response = await self._protocol._send_request_to_controller(request)
+        except (UnsupportedVersionError, ClusterAuthorizationFailedError):
+            return {}
+        if response.error_code in (UNSUPPORTED_VERSION, CLUSTER_AUTHORIZATION_FAILED):
+            return {}
+        return {
+            (topic.name, p.partition_index): Reassignment(
+                tuple(p.replicas), tuple(p.adding_replicas), tuple(p.removing_replicas)
+            )
+            for topic in response.topics
+            for p in topic.partitions
+        }
+
+    def create_topic(
+        self,
+        name: str,
+        partitions: int | None,
+        replication_factor: int | None,
+        assignment: list[list[int]],
+        configs: dict[str, str],
+        tolerate_exists: bool = False,
+    ) -> bool:
+        """CreateTopics for one topic; False when it exists and ``tolerate_exists``."""
+        from confluent_kafka import KafkaException
+        from confluent_kafka.admin import NewTopic  # type: ignore[attr-defined]
+
+        if assignment:
+            topic = NewTopic(name, replica_assignment=assignment, config=configs)
+        else:
+            topic = NewTopic(
+                name,
+                num_partitions=-1 if partitions is None else partitions,
+                replication_factor=-1 if replication_factor is None else replication_factor,
+                config=configs,
+            )
+        futures = self._admin.create_topics([topic], request_timeout=self.settings.timeout_s)
+        try:
+            futures[name].result()
+        except KafkaException as exc:
+            error = exc.args[0]
+            if error.code() == TOPIC_ALREADY_EXISTS and tolerate_exists:
+                return False
+            raise self._topic_command_error(exc) from None
+        return True
+
+    def create_partitions(
+        self, targets: dict[str, tuple[int, list[list[int]] | None]], validate_only: bool = False
+    ) -> None:
+        """CreatePartitions for every topic at once: topic -> (new total, new replica lists)."""
+        from confluent_kafka import KafkaException
+        from confluent_kafka.admin import NewPartitions  # type: ignore[attr-defined]
+
+        requests = [
+            NewPartitions(name, total, assignment) if assignment else NewPartitions(name, total)
+            for name, (total, assignment) in targets.items()
+        ]
+        futures = self._admin.create_partitions(
+            requests, validate_only=validate_only, request_timeout=self.settings.timeout_s
+        )
+        for future in futures.values():
+            try:
+                future.result()
+            except KafkaException as exc:
+                raise self._topic_command_error(exc) from None
+
+    def delete_topics(self, names: list[str]) -> None:
+        from confluent_kafka import KafkaException
+
+        futures = self._admin.delete_topics(names, request_timeout=self.settings.timeout_s)
+        for future in futures.values():
+            try:
+                future.result()
+            except KafkaException as exc:
+                raise self._topic_command_error(exc) from None
+
+    def _topic_command_error(self, exc: BaseException) -> CliError:
+        error = exc.args[0] if exc.args else exc
+        if getattr(error, "code", lambda: None)() in _TIMEOUT_CODES:
+            return self._unreachable(exc)
+        return TopicCommandError(_error_text(exc))
+
+    def committed_offsets_on(self, topics: set[str]) -> dict[str, tuple[str, list[TopicPartition]]]:
+        """Every consumer group with committed offsets on ``topics``: its state and those partitions."""
+        listed = self.list_groups(frozenset(CONSUMER_GROUP_TYPES))
+        groups = {g.group_id: g.state for g in select_consumer_groups(listed, frozenset(), frozenset())}
+        if not groups:
+            return {}
+        offsets = self.committed_offsets(list(groups), many=True)
+        found = {}
+        for group, held in offsets.items():
+            on = [tp for tp in held if tp[0] in topics]
+            if on:
+                found[group] = (groups[group], on)
+        return found
 
     # -- groups --------------------------------------------------------------------------
     def list_groups(self, types: frozenset[str] = frozenset()) -> list[GroupListing]:
@@ -600,6 +813,12 @@ class KafkaAccess:
 # Above this many partitions, log offsets are read through the protocol layer (see log_offsets).
 PROTOCOL_LAYER_THRESHOLD = 2000
 
+DESCRIBE_TOPIC_PARTITIONS_API_KEY = 75
+DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION = 1  # KIP-1327: CreationTimeMs per partition
+DESCRIBE_PAGE = 2000  # partitions per DescribeTopicPartitions response, as the Apache tool asks
+DEFAULT_CONFIG_SOURCE = 5  # DescribeConfigs ConfigSource.DEFAULT_CONFIG
+CLUSTER_AUTHORIZATION_FAILED = 31
+TOPIC_ALREADY_EXISTS = 36
 GROUP_ID_NOT_FOUND = 69  # error codes
 UNSUPPORTED_VERSION = 35
 CONSUMER_GROUP_DESCRIBE_API_KEY = 69
@@ -612,6 +831,34 @@ def _protocol_error(code: int) -> KafkaErrorInfo:
 
     known = for_code(code)
     return error_info(code, getattr(known, "message", ""), getattr(known, "description", ""))
+
+
+def _partition_state(p: Any, version: int, live_brokers: frozenset[int]) -> PartitionState:
+    """A DescribeTopicPartitions partition; the creation time only from a v1 response (KIP-1327).
+    A leader that is not a live broker counts as none, as the Apache Admin client maps it."""
+    return PartitionState(
+        partition=p.partition_index,
+        leader=p.leader_id if p.leader_id in live_brokers else NO_LEADER,
+        replicas=tuple(p.replica_nodes),
+        isr=tuple(p.isr_nodes),
+        elr=None if p.eligible_leader_replicas is None else tuple(p.eligible_leader_replicas),
+        last_known_elr=None if p.last_known_elr is None else tuple(p.last_known_elr),
+        creation_time_ms=p.creation_time_ms
+        if version >= DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION
+        else None,
+    )
+
+
+def _config_is_default(config: Any) -> bool:
+    source = getattr(config, "config_source", None)
+    if source is not None and source >= 0:
+        return bool(source == DEFAULT_CONFIG_SOURCE)
+    return bool(getattr(config, "is_default", False))
+
+
+def _topic_error(topic: str, code: int) -> ClusterError:
+    info = _protocol_error(code)
+    return ClusterError(f"describing topic '{topic}' failed: {info.message}")
 
 
 def _error_text(exc: BaseException) -> str:

@@ -13,3 +13,11 @@ class ConsumerGroupDescribeRequest(ApiMessage, load_json=schemas):  # type: igno
 
 class ConsumerGroupDescribeResponse(ApiMessage, load_json=schemas):  # type: ignore[misc,call-arg]
     pass
+
+
+class DescribeTopicPartitionsRequest(ApiMessage, load_json=schemas):  # type: ignore[misc,call-arg]
+    pass
+
+
+class DescribeTopicPartitionsResponse(ApiMessage, load_json=schemas):  # type: ignore[misc,call-arg]
+    pass

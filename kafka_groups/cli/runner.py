@@ -21,8 +21,8 @@ HELP = ("--help",)
 VERSION = ("--version",)
 
 
-def _print_error(message: str) -> None:
-    print(f"Error: {message}", file=sys.stderr)
+def _print_error(message: str, label: str = "Error: ") -> None:
+    print(f"{label}{message}", file=sys.stderr)
 
 
 def _run_typer(load_app: Callable[[], Any], prog: str, args: Sequence[str]) -> int:
@@ -65,7 +65,7 @@ def run_tool(
     except CliError as exc:
         if debug:
             traceback.print_exc()
-        _print_error(exc.message)
+        _print_error(exc.message, exc.label)
         return exc.exit_code
     except KeyboardInterrupt:
         print("Aborted.", file=sys.stderr)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.core.describe import (
@@ -16,6 +15,7 @@ from kafka_groups.core.describe import (
     assignment_string,
     state_notice,
 )
+from kafka_groups.core.times import iso_utc_ms
 
 if TYPE_CHECKING:
     from kafka_groups.render.registry import TableSpec
@@ -34,10 +34,7 @@ def _pad(value: str, width: int) -> str:
 
 def creation_time(desc: GroupDescription) -> str:
     """KIP-1282 GROUP-CREATION-TIME: ISO-8601 UTC with milliseconds, ``-`` when unknown."""
-    if desc.creation_time_ms is None or desc.creation_time_ms < 0:
-        return MISSING
-    moment = dt.datetime.fromtimestamp(desc.creation_time_ms / 1000, tz=dt.timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{desc.creation_time_ms % 1000:03d}Z"
+    return iso_utc_ms(desc.creation_time_ms)
 
 
 def _should_print(group: DescribedGroup, rows: int) -> bool:

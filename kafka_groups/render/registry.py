@@ -59,4 +59,18 @@ def renderer_for(result: object) -> Renderer:
         from kafka_groups.render import delete
 
         return Renderer(delete.groups_text, delete.groups_table, delete.groups_json, delete.groups_csv)
+    from kafka_topics.changes import AlterResult, CreateResult, DeleteResult
+    from kafka_topics.describe import TopicDescribeResult
+
+    kinds = {
+        TopicDescribeResult: "describe",
+        CreateResult: "create",
+        AlterResult: "alter",
+        DeleteResult: "delete",
+    }
+    if type(result) in kinds:
+        from kafka_groups.render import topics
+
+        kind = kinds[type(result)]
+        return Renderer(*(getattr(topics, f"{kind}_{form}") for form in ("text", "table", "json", "csv")))
     raise TypeError(f"no renderer for {type(result).__name__}")

@@ -1,0 +1,166 @@
+"""``kafka-topics --describe``, ``--create``, ``--alter`` and ``--delete`` as requests."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from kafka_groups.errors import TopicCommandError
+from kafka_groups.render import OutputFormat, emit
+from kafka_groups.settings import ConnectionArgs
+from kafka_topics.changes import (
+    AlterResult,
+    CreateResult,
+    DeleteResult,
+    expansion_groups,
+    has_collision_chars,
+    new_partition_assignment,
+    parse_configs,
+    parse_replica_assignment,
+)
+from kafka_topics.core import INTERNAL_TOPICS, select_topics
+from kafka_topics.describe import ZERO_UUID, DescribeFilters, TopicDescribeResult, apache_topic_order
+
+if TYPE_CHECKING:
+    from kafka_groups.access.cluster import KafkaAccess
+
+COLLISION_WARNING = (
+    "WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') could "
+    "collide. To avoid issues it is best to use either, but not both."
+)
+
+
+def _access(connection: ConnectionArgs) -> KafkaAccess:
+    from kafka_groups.access.cluster import KafkaAccess
+
+    return KafkaAccess(connection.resolve())
+
+
+def _matching(access: KafkaAccess, topic: str | None, exclude_internal: bool, if_exists: bool) -> list[str]:
+    """The topics ``--topic`` matches (sorted); an error when it names some and none exist."""
+    names = select_topics(access.list_topics(), topic, exclude_internal)
+    if topic and not names and not if_exists:
+        raise TopicCommandError(f"Topic '{topic}' does not exist as expected")
+    return list(names)
+
+
+@dataclass(frozen=True)
+class DescribeTopicsRequest:
+    connection: ConnectionArgs
+    topic: str | None = None
+    topic_id: str | None = None
+    exclude_internal: bool = False
+    if_exists: bool = False
+    filters: DescribeFilters = field(default_factory=DescribeFilters)
+    output: OutputFormat = OutputFormat.AUTO
+
+    def execute(self) -> None:
+        access = _access(self.connection)
+        try:
+            layout, live = access.topic_layout()
+            by_id = self.topic_id is not None and self.topic_id != ZERO_UUID
+            if by_id:
+                names = [
+                    n
+                    for n, (_, tid) in layout.items()
+                    if tid == self.topic_id and not (self.exclude_internal and n in INTERNAL_TOPICS)
+                ]
+                if not names and not self.if_exists:
+                    raise TopicCommandError(f"TopicId '{self.topic_id}' does not exist as expected")
+            else:
+                names = list(select_topics(layout, self.topic, self.exclude_internal))
+                if self.topic and not names and not self.if_exists:
+                    raise TopicCommandError(f"Topic '{self.topic}' does not exist as expected")
+            states, reassignments = access.describe_topics({n: layout[n][0] for n in names}, live)
+        finally:
+            access.close()
+        ordered = [states[n] for n in apache_topic_order(sorted(states))]
+        emit(TopicDescribeResult(tuple(ordered), self.filters, live, reassignments), self.output)
+
+
+@dataclass(frozen=True)
+class CreateTopicRequest:
+    connection: ConnectionArgs
+    topic: str
+    partitions: int | None = None
+    replication_factor: int | None = None
+    replica_assignment: str | None = None
+    configs: tuple[str, ...] = ()
+    if_not_exists: bool = False
+    output: OutputFormat = OutputFormat.AUTO
+
+    def execute(self) -> None:
+        assignment = parse_replica_assignment(self.replica_assignment or "")
+        configs = parse_configs(self.configs)
+        if has_collision_chars(self.topic):
+            print(COLLISION_WARNING)
+        rf = self.replication_factor
+        if rf is not None and not 1 <= rf <= 32767:
+            raise TopicCommandError("The replication factor must be between 1 and 32767 inclusive")
+        if self.partitions is not None and self.partitions < 1:
+            raise TopicCommandError("The partitions must be greater than 0")
+        access = _access(self.connection)
+        try:
+            created = access.create_topic(
+                self.topic, self.partitions, rf, assignment, configs, tolerate_exists=self.if_not_exists
+            )
+        finally:
+            access.close()
+        emit(CreateResult(self.topic, created), self.output)
+
+
+@dataclass(frozen=True)
+class AlterTopicRequest:
+    connection: ConnectionArgs
+    topic: str
+    partitions: int
+    replica_assignment: str | None = None
+    if_exists: bool = False
+    dry_run: bool = False  # ours: show the change and the guard, change nothing
+    output: OutputFormat = OutputFormat.AUTO
+
+    def execute(self) -> None:
+        assignment = parse_replica_assignment(self.replica_assignment or "")
+        access = _access(self.connection)
+        try:
+            names = _matching(access, self.topic, False, self.if_exists)
+            if not names:
+                emit(AlterResult((), (), self.dry_run), self.output)
+                return
+            before = {n: len(access.topic_partitions({n}).get(n, {})) for n in names}
+            changes = {n: new_partition_assignment(assignment, before[n]) for n in names}
+            access.create_partitions(
+                {n: (self.partitions, changes[n]) for n in names}, validate_only=self.dry_run
+            )
+            offsets = access.committed_offsets_on(set(names))
+        finally:
+            access.close()
+        groups = expansion_groups(offsets, {n: (before[n], self.partitions) for n in names})
+        result = AlterResult(
+            tuple((n, before[n], self.partitions) for n in names), tuple(groups), self.dry_run
+        )
+        emit(result, self.output)
+        self._warn(result)
+
+    def _warn(self, result: AlterResult) -> None:
+        for line in result.guard_lines(self.connection):
+            print(line, file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class DeleteTopicsRequest:
+    connection: ConnectionArgs
+    topic: str
+    if_exists: bool = False
+    output: OutputFormat = OutputFormat.AUTO
+
+    def execute(self) -> None:
+        access = _access(self.connection)
+        try:
+            names = _matching(access, self.topic, False, self.if_exists)
+            if names:
+                access.delete_topics(names)
+        finally:
+            access.close()
+        emit(DeleteResult(tuple(names)), self.output)
