@@ -10,7 +10,7 @@ from kafka_groups.cli.runner import run_tool
 from kafka_topics.flags import translate
 
 PROG = "kafka-topics"
-SUBCOMMANDS = ("list",)
+SUBCOMMANDS = ("list", "describe", "create", "alter", "delete")
 
 
 def load_app() -> Any:
