@@ -20,7 +20,14 @@ from kafka_topics.changes import (
     parse_replica_assignment,
 )
 from kafka_topics.core import INTERNAL_TOPICS, select_topics
-from kafka_topics.describe import ZERO_UUID, DescribeFilters, TopicDescribeResult, apache_topic_order
+from kafka_topics.describe import (
+    ZERO_UUID,
+    DescribeFilters,
+    TopicDescribeResult,
+    apache_topic_order,
+    parse_topic_id,
+    without_elr,
+)
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
@@ -58,13 +65,14 @@ class DescribeTopicsRequest:
     def execute(self) -> None:
         access = _access(self.connection)
         try:
+            wanted_id = parse_topic_id(self.topic_id) if self.topic_id is not None else ZERO_UUID
             layout, live = access.topic_layout()
-            by_id = self.topic_id is not None and self.topic_id != ZERO_UUID
+            by_id = wanted_id != ZERO_UUID
             if by_id:
                 names = [
                     n
                     for n, (_, tid) in layout.items()
-                    if tid == self.topic_id and not (self.exclude_internal and n in INTERNAL_TOPICS)
+                    if tid == wanted_id and not (self.exclude_internal and n in INTERNAL_TOPICS)
                 ]
                 if not names and not self.if_exists:
                     raise TopicCommandError(f"TopicId '{self.topic_id}' does not exist as expected")
@@ -75,6 +83,8 @@ class DescribeTopicsRequest:
             states, reassignments = access.describe_topics({n: layout[n][0] for n in names}, live)
         finally:
             access.close()
+        if by_id:  # the Apache tool describes by id through Metadata, which has no ELR
+            states = {n: without_elr(t) for n, t in states.items()}
         ordered = [states[n] for n in apache_topic_order(sorted(states))]
         emit(TopicDescribeResult(tuple(ordered), self.filters, live, reassignments), self.output)
 

@@ -4,12 +4,15 @@ layout, and KIP-1327 partition creation times. Pure code: the command gathers th
 from __future__ import annotations
 
 import base64
+import binascii
+import dataclasses
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kafka_groups.core.javaorder import hashmap_order, string_hash
 from kafka_groups.core.times import iso_utc_ms
+from kafka_groups.errors import TopicCommandError
 
 NO_LEADER = -1
 MIN_ISR = "min.insync.replicas"
@@ -136,6 +139,14 @@ class TopicDescribeResult:
             )
 
 
+def without_elr(topic: TopicState) -> TopicState:
+    """The topic as the Metadata API reports it: no ELR lists."""
+    return dataclasses.replace(
+        topic,
+        partitions=tuple(dataclasses.replace(p, elr=None, last_known_elr=None) for p in topic.partitions),
+    )
+
+
 def _ids(ids: Iterable[int]) -> str:
     return ",".join(str(i) for i in ids)
 
@@ -185,3 +196,22 @@ def apache_topic_order(sorted_names: list[str]) -> list[str]:
     first = hashmap_order(sorted_names, string_hash, _table_size_for(n))
     copy = hashmap_order(first, string_hash, _table_size_for(int(n / 0.75 + 1.0)))
     return hashmap_order(copy, string_hash, _table_size_for(n))
+
+
+def parse_topic_id(raw: str) -> str:
+    """``--topic-id`` as Kafka's ``Uuid.fromString`` reads it (URL-safe base64, 22 characters),
+    with its messages; returns the id in its canonical form."""
+    if len(raw) > 22:
+        raise TopicCommandError(
+            f"Input string with prefix `{raw[:24]}` is too long to be decoded as a base64 UUID"
+        )
+    try:
+        decoded = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4))
+    except (ValueError, binascii.Error):
+        decoded = b""
+    if len(decoded) != 16:
+        raise TopicCommandError(
+            f"Input string `{raw}` decoded as {len(decoded)} bytes, which is not equal to the expected "
+            "16 bytes of a base64-encoded UUID"
+        )
+    return kafka_uuid(uuid.UUID(bytes=decoded))

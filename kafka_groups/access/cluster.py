@@ -241,7 +241,10 @@ class KafkaAccess:
         from confluent_kafka.admin import NewTopic  # type: ignore[attr-defined]
 
         if assignment:
-            topic = NewTopic(name, replica_assignment=assignment, config=configs)
+            # confluent-kafka wants the count with an assignment (-1 is refused).
+            topic = NewTopic(
+                name, num_partitions=len(assignment), replica_assignment=assignment, config=configs
+            )
         else:
             topic = NewTopic(
                 name,
