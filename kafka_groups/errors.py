@@ -58,6 +58,10 @@ class TopicCommandError(CliError):
 
     label = "Error while executing topic command : "
 
+    def __init__(self, message: str, kafka_code: int | None = None) -> None:
+        super().__init__(message)
+        self.kafka_code = kafka_code  # the broker's error code, when the broker refused
+
 
 class TopicUsageError(TopicCommandError):
     """A kafka-topics argument the Apache tool rejects only once it runs (a bad

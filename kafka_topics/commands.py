@@ -32,6 +32,7 @@ from kafka_topics.describe import (
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
 
+INVALID_CONFIG = 40  # a --config the Apache tool refuses before anything else
 COLLISION_WARNING = (
     "WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') could "
     "collide. To avoid issues it is best to use either, but not both."
@@ -103,20 +104,31 @@ class CreateTopicRequest:
     def execute(self) -> None:
         assignment = parse_replica_assignment(self.replica_assignment or "")
         configs = parse_configs(self.configs)
-        if has_collision_chars(self.topic):
-            print(COLLISION_WARNING)
+        # The Apache tool checks configs before it warns about the name, then the ranges.
+        warn = has_collision_chars(self.topic)
         rf = self.replication_factor
+        problem = None
         if rf is not None and not 1 <= rf <= 32767:
-            raise TopicCommandError("The replication factor must be between 1 and 32767 inclusive")
-        if self.partitions is not None and self.partitions < 1:
-            raise TopicCommandError("The partitions must be greater than 0")
+            problem = "The replication factor must be between 1 and 32767 inclusive"
+        elif self.partitions is not None and self.partitions < 1:
+            problem = "The partitions must be greater than 0"
+        if problem:
+            if warn:
+                print(COLLISION_WARNING)
+            raise TopicCommandError(problem)
         access = _access(self.connection)
         try:
             created = access.create_topic(
                 self.topic, self.partitions, rf, assignment, configs, tolerate_exists=self.if_not_exists
             )
+        except TopicCommandError as exc:
+            if warn and exc.kafka_code != INVALID_CONFIG:
+                print(COLLISION_WARNING)
+            raise
         finally:
             access.close()
+        if warn:
+            print(COLLISION_WARNING)
         emit(CreateResult(self.topic, created), self.output)
 
 

@@ -265,22 +265,22 @@ class KafkaAccess:
     def create_partitions(
         self, targets: dict[str, tuple[int, list[list[int]] | None]], validate_only: bool = False
     ) -> None:
-        """CreatePartitions for every topic at once: topic -> (new total, new replica lists)."""
-        from confluent_kafka import KafkaException
-        from confluent_kafka.admin import NewPartitions  # type: ignore[attr-defined]
-
-        requests = [
-            NewPartitions(name, total, assignment) if assignment else NewPartitions(name, total)
+        """CreatePartitions for every topic at once: topic -> (new total, new replica lists).
+        Sent as given (through the protocol layer): the broker judges counts that do not grow."""
+        request = {
+            name: {"count": total, "assignments": assignment} if assignment else total
             for name, (total, assignment) in targets.items()
-        ]
-        futures = self._admin.create_partitions(
-            requests, validate_only=validate_only, request_timeout=self.settings.timeout_s
+        }
+        response = self._via_protocol(
+            "adding partitions",
+            lambda: self._protocol.create_partitions(
+                request, timeout_ms=self.settings.timeout_ms, validate_only=validate_only, raise_errors=False
+            ),
         )
-        for future in futures.values():
-            try:
-                future.result()
-            except KafkaException as exc:
-                raise self._topic_command_error(exc) from None
+        for result in response.results:
+            if result.error_code:
+                info = _protocol_error(result.error_code)
+                raise TopicCommandError(result.error_message or info.message, result.error_code)
 
     def delete_topics(self, names: list[str]) -> None:
         from confluent_kafka import KafkaException
@@ -296,7 +296,7 @@ class KafkaAccess:
         error = exc.args[0] if exc.args else exc
         if getattr(error, "code", lambda: None)() in _TIMEOUT_CODES:
             return self._unreachable(exc)
-        return TopicCommandError(_error_text(exc))
+        return TopicCommandError(_error_text(exc), getattr(error, "code", lambda: None)())
 
     def committed_offsets_on(self, topics: set[str]) -> dict[str, tuple[str, list[TopicPartition]]]:
         """Every consumer group with committed offsets on ``topics``: its state and those partitions."""

@@ -78,7 +78,9 @@ def test_filters_pick_the_expected_partitions(degraded, ours):
 
     def shown(*filters):
         out = ours("kafka-topics", "--bootstrap-server", bs, "--describe", *filters).stdout
-        return {line.split("\t")[1].split(": ")[1] for line in out.splitlines() if line.startswith("\tTopic: ")}
+        return {
+            line.split("\t")[1].split(": ")[1] for line in out.splitlines() if line.startswith("\tTopic: ")
+        }
 
     assert shown("--under-replicated-partitions") == {replicated, solo}
     assert shown("--unavailable-partitions") == {solo}
