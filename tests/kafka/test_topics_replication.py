@@ -37,8 +37,8 @@ def degraded():
         futures = client.create_topics(
             [
                 NewTopic(replicated, 3, 3, config={"min.insync.replicas": "2"}),
-                NewTopic(solo, replica_assignment=[[3], [3]]),
-                NewTopic(healthy, replica_assignment=[[1, 2]]),
+                NewTopic(solo, 2, replica_assignment=[[3], [3]]),
+                NewTopic(healthy, 1, replica_assignment=[[1, 2]]),
             ],
             operation_timeout=30,
         )
