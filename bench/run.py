@@ -204,6 +204,31 @@ def _reset_args(partitions: int, *extra: str) -> Callable[[str], list[str]]:
     ]
 
 
+def _setup_topics(count: int, partitions: int) -> Callable[[str], None]:
+    """bench-topic-NNNN: ``count`` topics of ``partitions`` partitions each (created once)."""
+
+    def setup(bootstrap: str) -> None:
+        from confluent_kafka.admin import AdminClient, NewTopic
+
+        admin = AdminClient({"bootstrap.servers": bootstrap})
+        existing = set(admin.list_topics(timeout=30).topics)
+        wanted = [f"bench-topic-{i:04d}" for i in range(count)]
+        missing = [NewTopic(t, partitions, 1) for t in wanted if t not in existing]
+        for start in range(0, len(missing), 100):  # the controller takes them in batches
+            futures = admin.create_topics(missing[start : start + 100], operation_timeout=120)
+            for future in futures.values():
+                future.result(180)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            topics = admin.list_topics(timeout=30).topics
+            if all(t in topics and len(topics[t].partitions) == partitions for t in wanted):
+                return
+            time.sleep(1)
+        raise TimeoutError("the benchmark topics did not appear")
+
+    return setup
+
+
 def _cg(*args: str) -> Callable[[str], list[str]]:
     return lambda bs: ["--bootstrap-server", bs, *args]
 
@@ -238,6 +263,20 @@ CASES = {
             _setup_groups(1000),
             "kafka-consumer-groups",
             _cg("--describe", "--all-groups"),
+        ),
+        Case(
+            "topics-describe-1000x10",
+            "kafka-topics --describe, 1,000 topics of 10 partitions",
+            _setup_topics(1000, 10),
+            "kafka-topics",
+            _cg("--describe", "--topic", "bench-topic-.*"),
+        ),
+        Case(
+            "topics-list-1000",
+            "kafka-topics --list, 1,000+ topics",
+            _setup_topics(1000, 10),
+            "kafka-topics",
+            _cg("--list"),
         ),
         *(
             Case(
