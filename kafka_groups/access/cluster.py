@@ -152,23 +152,29 @@ class KafkaAccess:
             batches[-1].append(name)
             size += counts[name]
 
-        def page(names: list[str], cursor: Any = None) -> Any:
+        # Any broker answers these; spread the pages over the live ones, named explicitly (the
+        # protocol layer cannot pick a node for requests sent before its first connection).
+        nodes: list[int | None] = [*sorted(live_brokers)] or [None]
+        # First, on its own: it finds the controller with a request the protocol layer routes
+        # itself, which fails while the pages below fill the connection.
+        reassignments = await self._reassignments()
+
+        def page(index: int, names: list[str], cursor: Any = None) -> Any:
             request = DescribeTopicPartitionsRequest(
                 topics=[DescribeTopicPartitionsRequest.TopicRequest(name=n) for n in names],
                 response_partition_limit=DESCRIBE_PAGE,
                 cursor=cursor,
             )
-            return manager.send(request)
+            return manager.send(request, node_id=nodes[index % len(nodes)])
 
-        pending = [(names, page(names)) for names in batches]
+        pending = [(i, names, page(i, names)) for i, names in enumerate(batches)]
         resources = [ConfigResource(ConfigResourceType.TOPIC, name) for name in sorted(counts)]
-        configs_future = manager.send(client._describe_configs_request(resources))
-        reassignments = await self._reassignments()
+        configs_future = manager.send(client._describe_configs_request(resources), node_id=nodes[0])
 
         partitions: dict[str, list[PartitionState]] = defaultdict(list)
         ids: dict[str, str] = {}
         while pending:
-            names, future = pending.pop(0)
+            index, names, future = pending.pop(0)
             response = await future
             for topic in response.topics:
                 if topic.error_code:
@@ -182,7 +188,7 @@ class KafkaAccess:
                 position = DescribeTopicPartitionsRequest.Cursor(
                     topic_name=cursor.topic_name, partition_index=cursor.partition_index
                 )
-                pending.append((names, page(names, position)))
+                pending.append((index, names, page(index, names, position)))
 
         configs: dict[str, tuple[ConfigValue, ...]] = {}
         for result in (await configs_future).results:

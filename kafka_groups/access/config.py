@@ -85,6 +85,9 @@ def librdkafka_config(settings: ConnectionSettings) -> dict[str, Any]:
     return config
 
 
+MAX_IN_FLIGHT = 64
+
+
 def kafka_python_config(settings: ConnectionSettings) -> dict[str, Any]:
     """Configuration for kafka-python's protocol client (the APIs confluent-kafka lacks)."""
     props = settings.properties
@@ -95,6 +98,9 @@ def kafka_python_config(settings: ConnectionSettings) -> dict[str, Any]:
         "request_timeout_ms": timeout,
         "bootstrap_timeout_ms": timeout,
         "security_protocol": props.get("security.protocol", "PLAINTEXT").upper(),
+        # Admin requests that go out together (pages of a large describe) share a connection;
+        # the library refuses a request beyond this many instead of queueing it.
+        "max_in_flight_requests_per_connection": MAX_IN_FLIGHT,
     }
     if "sasl.mechanism" in props:
         config["sasl_mechanism"] = props["sasl.mechanism"]
