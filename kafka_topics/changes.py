@@ -33,9 +33,7 @@ def parse_replica_assignment(raw: str) -> list[list[int]]:
     An empty value means no assignment."""
     if not raw:
         return []
-    items = raw.split(",")
-    while items and items[-1] == "":  # Java's split drops trailing empty strings
-        items.pop()
+    items = _java_split(raw, ",")
     assignment: list[list[int]] = []
     for i, item in enumerate(items):
         brokers = [_java_int(b) for b in _java_split(item, ":")]
@@ -53,7 +51,8 @@ def parse_replica_assignment(raw: str) -> list[list[int]]:
 
 
 def _java_split(text: str, sep: str) -> list[str]:
-    parts = text.split(sep)
+    """``String.split``: trailing empty strings dropped (a plain separator, or a regex)."""
+    parts = text.split(sep) if len(sep) == 1 else re.split(sep, text)
     while len(parts) > 1 and parts[-1] == "":
         parts.pop()
     return parts
@@ -65,20 +64,11 @@ def parse_configs(values: Iterable[str]) -> dict[str, str]:
     by the broker."""
     configs: dict[str, str] = {}
     for value in values:
-        parts = _java_split_regex(value)
+        parts = _java_split(value, r"\s*=\s*")
         if len(parts) != 2:
             raise TopicUsageError(BAD_CONFIG)
         configs[parts[0].strip()] = parts[1].strip()
     return configs
-
-
-def _java_split_regex(text: str) -> list[str]:
-    parts = re.split(r"\s*=\s*", text)
-    while len(parts) > 1 and parts[-1] == "":
-        parts.pop()
-    if text == "":
-        return [""]
-    return parts
 
 
 def new_partition_assignment(assignment: Sequence[Sequence[int]], current: int) -> list[list[int]] | None:

@@ -150,7 +150,8 @@ class AlterTopicRequest:
             if not names:
                 emit(AlterResult((), (), self.dry_run), self.output)
                 return
-            before = {n: len(access.topic_partitions({n}).get(n, {})) for n in names}
+            known = access.topic_partitions(set(names))
+            before = {n: len(known.get(n, {})) for n in names}
             changes = {n: new_partition_assignment(assignment, before[n]) for n in names}
             access.create_partitions(
                 {n: (self.partitions, changes[n]) for n in names}, validate_only=self.dry_run

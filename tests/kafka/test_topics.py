@@ -304,4 +304,7 @@ def test_json_outputs(broker, ours):
 def test_usage_errors_match_apache(broker, apache, ours, args):
     theirs, mine = _kt(apache, broker.bootstrap, *args), _kt(ours, broker.bootstrap, *args)
     assert theirs.returncode == 1 and mine.returncode == 2
-    assert mine.stderr.splitlines() == [f"Error: {theirs.stderr.splitlines()[0]}"]
+    expected = theirs.stderr.splitlines()[0]
+    # The Apache tool names this pair from a Set.of, whose order changes from one JVM to the next.
+    expected = expected.replace("[[config], [bootstrap-server]]", "[[bootstrap-server], [config]]")
+    assert mine.stderr.splitlines() == [f"Error: {expected}"]
