@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -45,12 +46,12 @@ def _access(connection: ConnectionArgs) -> KafkaAccess:
     return KafkaAccess(connection.resolve())
 
 
-def _matching(access: KafkaAccess, topic: str | None, exclude_internal: bool, if_exists: bool) -> list[str]:
+def _matching(names: Iterable[str], topic: str | None, exclude_internal: bool, if_exists: bool) -> list[str]:
     """The topics ``--topic`` matches (sorted); an error when it names some and none exist."""
-    names = select_topics(access.list_topics(), topic, exclude_internal)
-    if topic and not names and not if_exists:
+    matched = select_topics(names, topic, exclude_internal)
+    if topic and not matched and not if_exists:
         raise TopicCommandError(f"Topic '{topic}' does not exist as expected")
-    return list(names)
+    return list(matched)
 
 
 @dataclass(frozen=True)
@@ -78,9 +79,7 @@ class DescribeTopicsRequest:
                 if not names and not self.if_exists:
                     raise TopicCommandError(f"TopicId '{self.topic_id}' does not exist as expected")
             else:
-                names = list(select_topics(layout, self.topic, self.exclude_internal))
-                if self.topic and not names and not self.if_exists:
-                    raise TopicCommandError(f"Topic '{self.topic}' does not exist as expected")
+                names = _matching(layout, self.topic, self.exclude_internal, self.if_exists)
             states, reassignments = access.describe_topics({n: layout[n][0] for n in names}, live)
         finally:
             access.close()
@@ -146,12 +145,13 @@ class AlterTopicRequest:
         assignment = parse_replica_assignment(self.replica_assignment or "")
         access = _access(self.connection)
         try:
-            names = _matching(access, self.topic, False, self.if_exists)
+            # One protocol client for all of it: metadata, CreatePartitions, the groups' offsets.
+            layout, _ = access.topic_layout()
+            names = _matching(layout, self.topic, False, self.if_exists)
             if not names:
                 emit(AlterResult((), (), self.dry_run), self.output)
                 return
-            known = access.topic_partitions(set(names))
-            before = {n: len(known.get(n, {})) for n in names}
+            before = {n: layout[n][0] for n in names}
             changes = {n: new_partition_assignment(assignment, before[n]) for n in names}
             access.create_partitions(
                 {n: (self.partitions, changes[n]) for n in names}, validate_only=self.dry_run
@@ -164,9 +164,6 @@ class AlterTopicRequest:
             tuple((n, before[n], self.partitions) for n in names), tuple(groups), self.dry_run
         )
         emit(result, self.output)
-        self._warn(result)
-
-    def _warn(self, result: AlterResult) -> None:
         for line in result.guard_lines(self.connection):
             print(line, file=sys.stderr)
 
@@ -181,7 +178,7 @@ class DeleteTopicsRequest:
     def execute(self) -> None:
         access = _access(self.connection)
         try:
-            names = _matching(access, self.topic, False, self.if_exists)
+            names = _matching(access.list_topics(), self.topic, False, self.if_exists)
             if names:
                 access.delete_topics(names)
         finally:

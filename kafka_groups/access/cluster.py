@@ -135,7 +135,6 @@ class KafkaAccess:
         self, counts: dict[str, int], live_brokers: frozenset[int]
     ) -> tuple[dict[str, TopicState], dict[tuple[str, int], Reassignment]]:
         from kafka.admin import ConfigResource, ConfigResourceType
-        from kafka.errors import for_code
 
         from kafka_groups.access.messages import DescribeTopicPartitionsRequest
 
@@ -193,9 +192,9 @@ class KafkaAccess:
         configs: dict[str, tuple[ConfigValue, ...]] = {}
         for result in (await configs_future).results:
             if result.error_code:
-                known = for_code(result.error_code)
                 raise ClusterError(
-                    f"describing the configs of '{result.resource_name}' failed: {known.description}"
+                    f"describing the configs of '{result.resource_name}' failed: "
+                    f"{_protocol_error(result.error_code).message}"
                 )
             configs[result.resource_name] = tuple(
                 ConfigValue(c.name, c.value, _config_is_default(c)) for c in result.configs
