@@ -1,0 +1,118 @@
+"""A real Kafka Streams application (tests/streams_app/TestStreamsApp.java), compiled at test
+time against the pinned jars, that makes streams groups (KIP-1071) for the tests."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+
+from infra import kafka as local_kafka
+
+SOURCE = Path(__file__).resolve().parent / "streams_app" / "TestStreamsApp.java"
+BUILD_DIR = local_kafka.REPO_ROOT / ".cache" / "streams-app"
+START_TIMEOUT_S = 90.0
+_compile_lock = threading.Lock()
+
+
+def compiled_app() -> tuple[Path, Path]:
+    """Compile the app once per source version; returns (classes dir, Kafka libs dir)."""
+    libs = local_kafka.ensure_tool_jars(local_kafka.KAFKA_VERSION)
+    digest = hashlib.sha256(SOURCE.read_bytes() + str(libs).encode()).hexdigest()[:12]
+    classes = BUILD_DIR / digest
+    with _compile_lock:
+        if not (classes / "TestStreamsApp.class").is_file():
+            javac = shutil.which("javac")
+            if javac is None:
+                raise RuntimeError("javac is not on PATH; the streams-group tests need a JDK 17+")
+            staging = Path(tempfile.mkdtemp(prefix="streams-app-", dir=BUILD_DIR.parent))
+            subprocess.run(
+                [javac, "-d", str(staging), "-cp", f"{libs}/*", str(SOURCE)],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            BUILD_DIR.mkdir(parents=True, exist_ok=True)
+            if not classes.exists():
+                staging.rename(classes)
+            else:
+                shutil.rmtree(staging, ignore_errors=True)
+    return classes, libs
+
+
+class StreamsApp:
+    """One running instance of the application; the group is ``app_id``.
+
+    ``with StreamsApp(...) as app:`` waits until the instance is RUNNING; leaving the block
+    closes it, and the instance leaves the group."""
+
+    def __init__(self, bootstrap: str, app_id: str, inputs: list[str], output: str) -> None:
+        self.bootstrap = bootstrap
+        self.app_id = app_id
+        self.inputs = inputs
+        self.output = output
+        self._state_dir = tempfile.mkdtemp(prefix="ks-state-")
+        self._log = tempfile.NamedTemporaryFile(prefix="ks-app-", suffix=".log", delete=False)
+        self._proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> StreamsApp:
+        classes, libs = compiled_app()
+        java = local_kafka._java()
+        cmd = [
+            java,
+            "-Xmx256m",
+            local_kafka._log_config_opt(local_kafka.KAFKA_VERSION, "tools"),
+            "-cp",
+            f"{classes}{os.pathsep}{libs}/*",
+            "TestStreamsApp",
+            self.bootstrap,
+            self.app_id,
+            ",".join(self.inputs),
+            self.output,
+            self._state_dir,
+        ]
+        self._proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True
+        )
+        ready = threading.Event()
+
+        def watch() -> None:
+            assert self._proc is not None and self._proc.stdout is not None
+            for line in self._proc.stdout:
+                if line.strip() == "RUNNING":
+                    ready.set()
+
+        threading.Thread(target=watch, daemon=True).start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not ready.wait(0.2):
+            if self._proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"the streams app did not start: {Path(self._log.name).read_text()[-3000:]}")
+        return self
+
+    def stop(self) -> None:
+        if self._proc is None:
+            return
+        proc, self._proc = self._proc, None
+        if proc.poll() is None and proc.stdin is not None:
+            proc.stdin.close()  # the app closes KafkaStreams and leaves the group
+            try:
+                proc.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        shutil.rmtree(self._state_dir, ignore_errors=True)
+
+    def __enter__(self) -> StreamsApp:
+        return self.start()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
