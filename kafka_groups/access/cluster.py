@@ -17,6 +17,7 @@ from kafka_groups.access.config import kafka_python_config, librdkafka_config, w
 from kafka_groups.core.describe import Committed, Coordinator, GroupDescription, Member, TopicPartition
 from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, GroupListing, select_consumer_groups
 from kafka_groups.core.kafka_errors import RETRIABLE_COORDINATOR_ERRORS, KafkaErrorInfo, error_info
+from kafka_groups.core.streams import Assignment, StreamsGroup, StreamsMember, Subtopology, Tasks
 from kafka_groups.errors import CliError, ClusterError, TopicCommandError
 from kafka_groups.settings import ConnectionSettings
 from kafka_topics.describe import NO_LEADER, ConfigValue, PartitionState, Reassignment, TopicState, kafka_uuid
@@ -327,9 +328,8 @@ class KafkaAccess:
         typed = self._broker_api_version(LIST_GROUPS_API_KEY) >= LIST_GROUPS_TYPES_VERSION
         raw = self._via_protocol(
             "listing groups",
-            self._protocol.list_groups,
-            None,
-            None,
+            self._run,
+            self._list_groups,
             [t.lower() for t in sorted(types)] if typed and types else None,
         )
         listings = []
@@ -428,6 +428,27 @@ class KafkaAccess:
             return {}, []
         described: tuple[dict[str, GroupDescription], list[str]] = self._via_protocol(
             "describing groups", self._run, self._describe_groups, list(dict.fromkeys(group_ids))
+        )
+        return described
+
+    def streams_group_ids(self) -> list[str]:
+        """Every streams group, as ``--all-groups`` means it (ListGroups order)."""
+        return [g.group_id for g in self.list_groups(frozenset({"Streams"})) if g.type == "Streams"]
+
+    def describe_streams_groups(self, group_ids: list[str]) -> tuple[dict[str, StreamsGroup], dict[str, str]]:
+        """StreamsGroupDescribe (KIP-1071) to each coordinator once for all its groups.
+
+        Returns the descriptions and, for groups the broker does not know as streams groups,
+        its message (``Group g not found.``, ``Group g is not a streams group.``)."""
+        if not group_ids:
+            return {}, {}
+        if self._broker_api_version(STREAMS_GROUP_DESCRIBE_API_KEY) < 0:
+            raise ClusterError(
+                "The broker does not support streams groups (StreamsGroupDescribe); "
+                "they need Kafka 4.2 or newer"
+            )
+        described: tuple[dict[str, StreamsGroup], dict[str, str]] = self._via_protocol(
+            "describing streams groups", self._run, self._describe_streams, list(dict.fromkeys(group_ids))
         )
         return described
 
@@ -788,6 +809,66 @@ class KafkaAccess:
                     found[group.group_id] = _classic_group(group, self._coordinator(node))
         return found, missing
 
+    async def _list_groups(self, types: list[str] | None) -> list[dict[str, Any]]:
+        """ListGroups to every broker at once. The raw type names go on the wire: the
+        library's own helper only knows the types it has names for (not ``streams``)."""
+        from kafka.protocol.admin import ListGroupsRequest
+
+        client = self._protocol
+        brokers = [b.node_id for b in client._manager.cluster.brokers()]
+        request = ListGroupsRequest(types_filter=types, min_version=5) if types else ListGroupsRequest()
+        sent = [client._manager.send(request, node_id=node) for node in brokers]
+        groups: list[dict[str, Any]] = []
+        for future in sent:
+            response = await future
+            if response.error_code:
+                raise ClusterError(f"listing groups failed: {_protocol_error(response.error_code).message}")
+            groups.extend(g.to_dict() for g in response.groups)
+        return groups
+
+    async def _describe_streams(self, group_ids: list[str]) -> tuple[dict[str, StreamsGroup], dict[str, str]]:
+        from kafka_groups.access.messages import StreamsGroupDescribeRequest
+
+        client = self._protocol
+        found: dict[str, StreamsGroup] = {}
+        missing: dict[str, str] = {}
+        pending_ids = group_ids
+        for attempt in range(_COORDINATOR_ATTEMPTS):
+            coordinators = await client._find_coordinator_ids(pending_ids)
+            by_node: dict[int, list[str]] = defaultdict(list)
+            for group_id in pending_ids:
+                by_node[coordinators[group_id]].append(group_id)
+            sent = [
+                (
+                    node,
+                    client._manager.send(
+                        StreamsGroupDescribeRequest(group_ids=ids, include_authorized_operations=False),
+                        node_id=node,
+                    ),
+                )
+                for node, ids in by_node.items()
+            ]
+            retry: list[str] = []
+            for node, future in sent:
+                response = await future
+                for group in response.groups:
+                    code = group.error_code
+                    if code == 0 and group.topology is not None:
+                        found[group.group_id] = _streams_group(group, self._coordinator(node))
+                    elif code == GROUP_ID_NOT_FOUND:
+                        missing[group.group_id] = group.error_message or f"Group {group.group_id} not found."
+                    elif code in RETRIABLE_COORDINATOR_ERRORS and attempt + 1 < _COORDINATOR_ATTEMPTS:
+                        retry.append(group.group_id)
+                    elif code == 0:
+                        raise ClusterError(f"group '{group.group_id}': the broker sent no topology")
+                    else:
+                        raise _group_error(group.group_id, code, group.error_message)
+            if not retry:
+                break
+            pending_ids = retry
+            await client._net.sleep(0.2 * (attempt + 1))
+        return found, missing
+
     async def _log_offsets(
         self,
         leaders: dict[int, list[TopicPartition]],
@@ -830,6 +911,7 @@ TOPIC_ALREADY_EXISTS = 36
 GROUP_ID_NOT_FOUND = 69  # error codes
 UNSUPPORTED_VERSION = 35
 CONSUMER_GROUP_DESCRIBE_API_KEY = 69
+STREAMS_GROUP_DESCRIBE_API_KEY = 89
 CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION = 2  # KIP-1282: GroupCreationTimeMs
 
 
@@ -928,6 +1010,58 @@ def _consumer_group(group: Any, coordinator: Coordinator, version: int) -> Group
         group_epoch=group.group_epoch,
         target_assignment_epoch=group.assignment_epoch,
         creation_time_ms=creation,
+    )
+
+
+def _tasks(entries: Any) -> Tasks:
+    return Tasks(tuple((t.subtopology_id, tuple(t.partitions)) for t in entries or ()))
+
+
+def _assignment(assignment: Any) -> Assignment:
+    if assignment is None:
+        return Assignment()
+    return Assignment(
+        _tasks(assignment.active_tasks), _tasks(assignment.standby_tasks), _tasks(assignment.warmup_tasks)
+    )
+
+
+def _streams_group(group: Any, coordinator: Coordinator) -> StreamsGroup:
+    """A decoded StreamsGroupDescribe group. The KIP-1282 creation time is taken only when
+    the decoded response has the field: never inferred from a version number."""
+    topology = group.topology
+    return StreamsGroup(
+        group_id=group.group_id,
+        state=group.group_state,
+        group_epoch=group.group_epoch,
+        target_assignment_epoch=group.assignment_epoch,
+        topology_epoch=topology.epoch,
+        subtopologies=tuple(
+            Subtopology(
+                subtopology_id=s.subtopology_id,
+                source_topics=tuple(s.source_topics),
+                repartition_sink_topics=tuple(s.repartition_sink_topics),
+                changelog_topics=tuple(t.name for t in s.state_changelog_topics),
+                repartition_source_topics=tuple(t.name for t in s.repartition_source_topics),
+            )
+            for s in topology.subtopologies or ()
+        ),
+        members=tuple(
+            StreamsMember(
+                member_id=m.member_id,
+                member_epoch=m.member_epoch,
+                client_id=m.client_id,
+                client_host=m.client_host,
+                process_id=m.process_id,
+                topology_epoch=m.topology_epoch,
+                assignment=_assignment(m.assignment),
+                target_assignment=_assignment(m.target_assignment),
+                is_classic=bool(m.is_classic),
+                instance_id=m.instance_id,
+            )
+            for m in group.members
+        ),
+        coordinator=coordinator,
+        creation_time_ms=getattr(group, "group_creation_time_ms", None),
     )
 
 

@@ -21,3 +21,11 @@ class DescribeTopicPartitionsRequest(ApiMessage, load_json=schemas):  # type: ig
 
 class DescribeTopicPartitionsResponse(ApiMessage, load_json=schemas):  # type: ignore[misc,call-arg]
     pass
+
+
+class StreamsGroupDescribeRequest(ApiMessage, load_json=schemas):  # type: ignore[misc,call-arg]
+    pass
+
+
+class StreamsGroupDescribeResponse(ApiMessage, load_json=schemas):  # type: ignore[misc,call-arg]
+    pass

@@ -102,6 +102,46 @@ def reset_command(
     Example: kafka-consumer-groups reset-offsets --bootstrap-server localhost:9092 --group billing
     --topic orders --to-datetime 2024-01-31T00:00:00.000 --execute
     """
+    given = scenarios_given(
+        to_offset,
+        to_datetime,
+        by_duration,
+        to_earliest,
+        to_latest,
+        to_current,
+        shift_by,
+        from_file,
+        to_start_time,
+        to_nearest,
+    )
+    ResetOffsetsRequest(
+        connection(bootstrap_server, command_config, timeout, debug),
+        groups=tuple(group or ()),
+        all_groups=all_groups,
+        topics=tuple(topic or ()),
+        all_topics=all_topics,
+        scenarios=given,
+        dry_run=dry_run,
+        execute_changes=execute,
+        export=export,
+        backup_dir=backup_dir,
+        output=output,
+    ).execute()
+
+
+def scenarios_given(
+    to_offset: int | None,
+    to_datetime: str | None,
+    by_duration: str | None,
+    to_earliest: bool,
+    to_latest: bool,
+    to_current: bool,
+    shift_by: int | None,
+    from_file: str | None,
+    to_start_time: bool,
+    to_nearest: bool,
+) -> tuple[tuple[Scenario, str | None], ...]:
+    """The scenario options given, in the order the Apache tool checks them."""
     given: list[tuple[Scenario, str | None]] = []
     for scenario, value, on in (
         (Scenario.TO_OFFSET, to_offset, to_offset is not None),
@@ -117,16 +157,4 @@ def reset_command(
     ):
         if on:
             given.append((scenario, None if value is None else str(value)))
-    ResetOffsetsRequest(
-        connection(bootstrap_server, command_config, timeout, debug),
-        groups=tuple(group or ()),
-        all_groups=all_groups,
-        topics=tuple(topic or ()),
-        all_topics=all_topics,
-        scenarios=tuple(given),
-        dry_run=dry_run,
-        execute_changes=execute,
-        export=export,
-        backup_dir=backup_dir,
-        output=output,
-    ).execute()
+    return tuple(given)

@@ -10,7 +10,7 @@ from kafka_groups.cli.runner import run_tool
 from kafka_groups.cli.streams_groups_flags import translate
 
 PROG = "kafka-streams-groups"
-SUBCOMMANDS = ("list",)
+SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete")
 
 
 def load_app() -> Any:

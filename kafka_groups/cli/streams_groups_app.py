@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafka_groups.cli import sg_list
+from kafka_groups.cli import sg_commands, sg_list
 from kafka_groups.cli.options import new_app
 
 app = new_app(
@@ -13,3 +13,7 @@ app = new_app(
     "(kafka-streams-groups list --bootstrap-server B).",
 )
 app.command("list")(sg_list.list_command)
+app.command("describe")(sg_commands.describe_command)
+app.command("reset-offsets")(sg_commands.reset_command)
+app.command("delete-offsets")(sg_commands.delete_offsets_command)
+app.command("delete")(sg_commands.delete_command)

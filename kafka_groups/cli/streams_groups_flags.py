@@ -1,16 +1,37 @@
-"""The Apache ``kafka-streams-groups.sh`` flag form, validated and translated to subcommands."""
+"""The Apache ``kafka-streams-groups.sh`` flag form, validated in the Apache tool's order with
+its messages, and translated into our subcommand form. No logic beyond that lives here."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kafka_groups.apache_argv import Arg, Opt, parse
+from kafka_groups.apache_argv import Arg, Opt, Parsed, parse
 from kafka_groups.cli.consumer_groups_flags import bootstrap_from_environment, connection_args, output_format
 from kafka_groups.cli.runner import HELP, VERSION, Request
+from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
+from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
+from kafka_groups.commands.describe_streams import DescribeStreamsRequest
 from kafka_groups.commands.list_groups import ListGroupsRequest
-from kafka_groups.errors import CliError, UsageError
+from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
+from kafka_groups.core.reset import Scenario
+from kafka_groups.errors import UsageError
 
 ACTIONS = ("list", "describe", "reset-offsets", "delete", "delete-offsets")
+# The order the Apache tool checks the scenarios in (each against all the others).
+SCENARIOS_CHECK_ORDER = (
+    "to-offset",
+    "to-datetime",
+    "by-duration",
+    "to-earliest",
+    "to-latest",
+    "to-current",
+    "shift-by",
+    "from-file",
+    "to-start-time",  # ours (KIP-1282)
+    "to-nearest",  # ours (KIP-842)
+)
+VALUED_SCENARIOS = frozenset({"to-offset", "from-file", "to-datetime", "by-duration", "shift-by"})
+
 OPTIONS: tuple[Opt, ...] = (
     Opt("bootstrap-server", Arg.REQUIRED),
     Opt("command-config", Arg.REQUIRED),
@@ -21,30 +42,101 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("members", available_if=("describe",)),
     Opt("offsets", available_if=("describe",)),
     Opt("verbose", available_if=("describe",)),
-    Opt("topology", available_if=("describe",)),
     Opt("state", Arg.OPTIONAL, available_if=("describe", "list")),
     Opt("input-topic", Arg.REQUIRED),
     Opt("all-input-topics"),
     Opt("dry-run"),
     Opt("execute"),
     Opt("export"),
-    Opt("to-offset", Arg.REQUIRED),
-    Opt("from-file", Arg.REQUIRED),
-    Opt("to-datetime", Arg.REQUIRED),
-    Opt("by-duration", Arg.REQUIRED),
-    Opt("to-earliest"),
-    Opt("to-latest"),
-    Opt("to-current"),
-    Opt("shift-by", Arg.REQUIRED),
+    *(Opt(s, Arg.REQUIRED if s in VALUED_SCENARIOS else Arg.NONE) for s in SCENARIOS_CHECK_ORDER),
     Opt("delete-internal-topic", Arg.REQUIRED),
     Opt("delete-all-internal-topics"),
     Opt("help"),
     Opt("version"),
+    # Ours, accepted in the flag form too.
+    Opt("backup-dir", Arg.REQUIRED),
     Opt("output", Arg.REQUIRED),
     Opt("o", Arg.REQUIRED),  # short for --output
     Opt("debug"),
 )
 DEFAULT_TIMEOUT_MS = 30000
+SCOPES = "[all-groups], [group]"
+
+
+def _conflict(used: str, other: str) -> UsageError:
+    return UsageError(f'Option "[{used}]" can\'t be used with option "[{other}]"')
+
+
+def validate(p: Parsed) -> str:
+    """Apply the Apache tool's checks in its order; return the one action requested."""
+    if not p.has("bootstrap-server") and not bootstrap_from_environment():
+        raise UsageError('Missing required argument "[bootstrap-server]"')
+    if p.has("describe"):
+        if not p.present(("group", "all-groups")):
+            raise UsageError(f"Option [describe] takes one of these options: {SCOPES}")
+        if len(p.present(("members", "offsets", "state"))) > 1:
+            raise UsageError(
+                "Option [describe] takes at most one of these options: [members], [offsets], [state]"
+            )
+        if p.has("state") and p.one("state") is not None:
+            raise UsageError("Option [describe] does not take a value for [state]")
+    if p.has("delete"):
+        if not p.present(("group", "all-groups")):
+            raise UsageError(f"Option [delete] takes one of these options: {SCOPES}")
+        if p.present(("input-topic", "all-input-topics")):
+            raise UsageError(
+                "Kafka Streams does not support topic-specific offset deletion from a streams group."
+            )
+    if p.has("delete-offsets"):
+        if not p.present(("input-topic", "all-input-topics")) or not p.has("group"):
+            raise UsageError(
+                "Option [delete-offsets] takes the [group] and one of these options: "
+                "[all-input-topics], [input-topic]"
+            )
+        if len(p.all("group")) > 1:
+            found = ", ".join(p.all("group"))
+            raise UsageError(
+                f"Option [delete-offsets] supports only one [group] at a time, but found: [{found}]"
+            )
+    if p.has("reset-offsets"):
+        if p.has("dry-run") and p.has("execute"):
+            raise UsageError("Option [reset-offsets] only accepts one of [execute] and [dry-run]")
+        if not p.has("dry-run") and not p.has("execute"):
+            raise UsageError("Option [reset-offsets] takes the option: [execute] or [dry-run]")
+        if not p.present(("group", "all-groups")):
+            raise UsageError(f"Option [reset-offsets] takes one of these options: {SCOPES}")
+        for scenario in SCENARIOS_CHECK_ORDER:
+            others = [s for s in SCENARIOS_CHECK_ORDER if s != scenario and p.has(s)]
+            if p.has(scenario) and others:
+                raise _conflict(scenario, others[0])
+    if p.has("delete-all-internal-topics"):
+        if not p.has("reset-offsets") and not p.has("delete"):
+            raise UsageError(
+                "Option [delete-all-internal-topics] takes one of these options: [delete], [reset-offsets]"
+            )
+        if p.has("reset-offsets") and not p.has("execute"):
+            raise UsageError(
+                "Option [delete-all-internal-topics] takes [execute] when [reset-offsets] is used."
+            )
+    elif p.has("delete-internal-topic") and not (p.has("reset-offsets") and p.has("execute")):
+        raise UsageError("Option [delete-internal-topic] takes [reset-offsets] when [execute] is used.")
+    if p.present(("dry-run", "execute")) and not p.has("reset-offsets"):
+        raise UsageError("Only Option [reset-offsets] accepts [execute] or [dry-run]")
+    if p.has("group") and p.has("all-groups"):
+        raise _conflict("group", "all-groups")
+    if p.has("group") and p.has("list"):
+        raise _conflict("group", "list")
+    if p.has("input-topic"):
+        for action in ("list", "describe", "delete"):
+            if p.has(action):
+                raise _conflict("input-topic", action)
+    actions = p.present(ACTIONS)
+    if len(actions) != 1:
+        raise UsageError(
+            "Command must include exactly one action: --list, --describe, --delete, --reset-offsets, "
+            "or --delete-offsets."
+        )
+    return actions[0]
 
 
 def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
@@ -53,21 +145,59 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
         return HELP
     if p.has("version"):
         return VERSION
-    if not p.has("bootstrap-server") and not bootstrap_from_environment():
-        raise UsageError('Missing required argument "[bootstrap-server]"')
-    actions = p.present(ACTIONS)
-    if len(actions) != 1:
-        raise UsageError(
-            "Command must include exactly one action: --list, --describe, --reset-offsets, --delete, "
-            "--delete-offsets"
-        )
-    if actions[0] == "list":
+    action = validate(p)
+    connection = connection_args(p, DEFAULT_TIMEOUT_MS)
+    if action == "list":
         state = p.one("state")
         return ListGroupsRequest(
-            connection_args(p, DEFAULT_TIMEOUT_MS),
-            state=state or None,
-            show_state=p.has("state"),
-            streams=True,
+            connection, state=state or None, show_state=p.has("state"), streams=True, output=output_format(p)
+        )
+    if action == "describe":
+        views = p.present(("members", "state"))
+        return DescribeStreamsRequest(
+            connection,
+            groups=tuple(p.all("group")),
+            all_groups=p.has("all-groups"),
+            view=views[0] if views else "offsets",
+            verbose=p.has("verbose"),
             output=output_format(p),
         )
-    raise CliError(f"--{actions[0]} is not available yet in this version of kafka-streams-groups")
+    if action == "reset-offsets":
+        return ResetOffsetsRequest(
+            connection,
+            groups=tuple(p.all("group")),
+            all_groups=p.has("all-groups"),
+            topics=tuple(p.all("input-topic")),
+            all_topics=p.has("all-input-topics"),
+            scenarios=tuple(
+                (Scenario(name), p.one(name) if name in VALUED_SCENARIOS else None)
+                for name in SCENARIOS_CHECK_ORDER
+                if p.has(name)
+            ),
+            dry_run=p.has("dry-run"),
+            execute_changes=p.has("execute"),
+            export=p.has("export"),
+            backup_dir=p.one("backup-dir"),
+            output=output_format(p),
+            streams=True,
+            delete_internal_topics=tuple(p.all("delete-internal-topic")),
+            delete_all_internal_topics=p.has("delete-all-internal-topics"),
+        )
+    if action == "delete-offsets":
+        return DeleteOffsetsRequest(
+            connection,
+            group=p.all("group")[0],
+            topics=tuple(p.all("input-topic")),
+            all_input_topics=p.has("all-input-topics"),
+            streams=True,
+            backup_dir=p.one("backup-dir"),
+            output=output_format(p),
+        )
+    return DeleteStreamsGroupsRequest(
+        connection,
+        groups=tuple(p.all("group")),
+        all_groups=p.has("all-groups"),
+        delete_all_internal_topics=p.has("delete-all-internal-topics"),
+        backup_dir=p.one("backup-dir"),
+        output=output_format(p),
+    )

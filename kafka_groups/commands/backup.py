@@ -64,7 +64,13 @@ def narrow_backup(path: str, offsets: Mapping[str, Mapping[TopicPartition, int]]
     return path
 
 
-def undo_hint(what: str, path: str, groups: Sequence[str], connection: ConnectionArgs) -> str:
+def undo_hint(
+    what: str,
+    path: str,
+    groups: Sequence[str],
+    connection: ConnectionArgs,
+    tool: str = "kafka-consumer-groups",
+) -> str:
     """Two lines for stderr: where the backup is, and the command that restores it (with the
     connection flags the user gave; the environment supplies the rest, as it did this time)."""
     server = ""
@@ -74,10 +80,10 @@ def undo_hint(what: str, path: str, groups: Sequence[str], connection: Connectio
         server += f" --command-config {connection.command_config}"
     if len(groups) <= UNDO_GROUPS_LISTED:
         flags = " ".join(f"--group {g}" for g in sorted(groups))
-        command = f"kafka-consumer-groups{server} {flags} --reset-offsets --from-file {path} --execute"
+        command = f"{tool}{server} {flags} --reset-offsets --from-file {path} --execute"
     else:
         command = (
-            f"kafka-consumer-groups{server} --reset-offsets --from-file {path} "
+            f"{tool}{server} --reset-offsets --from-file {path} "
             f"--execute, with a --group for each of the {len(groups)} groups in the file"
         )
     return f"Saved the offsets {what} to {path}\nUndo: {command}"

@@ -21,7 +21,8 @@ from kafka_groups.core.delete import (
 )
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION, KafkaErrorInfo, error_info
-from kafka_groups.errors import CliError, PartialFailure, UsageError
+from kafka_groups.core.streams import input_partitions
+from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
 from kafka_groups.render import OutputFormat, emit
 from kafka_groups.settings import ConnectionArgs
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 MANY_GROUPS = 10  # more groups than this: their offsets are fetched in one request per coordinator
 
 
-def _finish(outcome: Outcome, problem: str | None) -> None:
+def finish(outcome: Outcome, problem: str | None) -> None:
     """Exit 1 when nothing was deleted, 3 when part was (the report is already printed)."""
     if problem and outcome is Outcome.FAILED:
         raise CliError(problem)
@@ -47,9 +48,16 @@ class DeleteOffsetsRequest:
     topics: tuple[str, ...]
     backup_dir: str | None = None
     output: OutputFormat = OutputFormat.AUTO
+    streams: bool = False  # kafka-streams-groups: a streams group, --input-topic
+    all_input_topics: bool = False  # streams: every committed source-topic partition
 
     def execute(self) -> None:
-        if not self.topics:
+        if self.streams and not self.topics and not self.all_input_topics:
+            raise UsageError(
+                "Option [delete-offsets] takes the [group] and one of these options: "
+                "[all-input-topics], [input-topic]"
+            )
+        if not self.streams and not self.topics:
             raise UsageError("Option [delete-offsets] takes the following options: [topic], [group]")
         explicit, whole = split_topic_args(self.topics)
         settings = self.connection.resolve()
@@ -62,9 +70,10 @@ class DeleteOffsetsRequest:
             access.close()
         emit(result, self.output)
         if result.backup:
-            hint = undo_hint("this deletion removed", result.backup, [self.group], self.connection)
+            tool = "kafka-streams-groups" if self.streams else "kafka-consumer-groups"
+            hint = undo_hint("this deletion removed", result.backup, [self.group], self.connection, tool)
             print(hint, file=sys.stderr)
-        _finish(result.outcome, result.problem())
+        finish(result.outcome, result.problem())
 
     def _delete(
         self, access: KafkaAccess, explicit: list[TopicPartition], whole: list[str]
@@ -78,8 +87,13 @@ class DeleteOffsetsRequest:
                     partitions.update(dict.fromkeys((topic, p) for p in sorted(known[topic])))
                 else:
                     rows[(topic, WHOLE_TOPIC)] = error_info(UNKNOWN_TOPIC_OR_PARTITION)
-        chosen = list(partitions)
         current = access.committed_offsets([self.group]).get(self.group, {})
+        if self.all_input_topics:
+            found, missing = access.describe_streams_groups([self.group])
+            if self.group not in found:
+                raise NotFoundError(missing.get(self.group, f"Group {self.group} not found."))
+            partitions.update(dict.fromkeys(input_partitions(found[self.group], sorted(current))))
+        chosen = list(partitions)
         about_to_go = {tp: c.offset for tp, c in current.items() if tp in partitions}
         backup = save_backup("delete-offsets", {self.group: about_to_go}, self.backup_dir)
         group_error, answers = access.delete_offsets(self.group, chosen)
@@ -127,4 +141,4 @@ class DeleteGroupsRequest:
             print(
                 undo_hint("of the deleted groups", result.backup, deleted, self.connection), file=sys.stderr
             )
-        _finish(result.outcome, result.problem())
+        finish(result.outcome, result.problem())

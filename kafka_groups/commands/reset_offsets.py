@@ -28,7 +28,8 @@ from kafka_groups.core.reset import (
     plan_group,
     start_timestamp,
 )
-from kafka_groups.errors import CliError, ClusterError, PartialFailure, UsageError
+from kafka_groups.core.streams import StreamsGroup
+from kafka_groups.errors import CliError, ClusterError, NotFoundError, PartialFailure, UsageError
 from kafka_groups.render import OutputFormat, emit, wants_detail
 from kafka_groups.settings import ConnectionArgs
 
@@ -50,6 +51,16 @@ NO_EXECUTE_WARNING = (
 
 
 @dataclass(frozen=True)
+class GroupFacts:
+    """What a reset needs to know about a group before planning."""
+
+    state: str
+    creation_time_ms: int | None = None  # KIP-1282
+    inputs: frozenset[str] = frozenset()  # streams: the source topics
+    streams_group: StreamsGroup | None = None
+
+
+@dataclass(frozen=True)
 class ResetResult:
     plans: tuple[GroupPlan, ...]  # groups that were planned, in the Apache order
     refused: tuple[tuple[str, str], ...]  # (group, state) of active groups
@@ -61,6 +72,9 @@ class ResetResult:
     executed: bool = False
     backup: str | None = None
     failed: tuple[tuple[str, str], ...] = ()  # (group, what did not take)
+    streams: bool = False  # kafka-streams-groups: its layout, and its errors on stdout
+    messages: tuple[str, ...] = ()  # streams: the Apache "Error: ..." lines, in order
+    facts: dict[str, GroupFacts] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -77,6 +91,9 @@ class ResetOffsetsRequest:
     backup_dir: str | None = None
     output: OutputFormat = OutputFormat.AUTO
     warn_no_execute: bool = field(default=True, compare=False)
+    streams: bool = False  # kafka-streams-groups: streams groups, --input-topic / --all-input-topics
+    delete_internal_topics: tuple[str, ...] = ()  # streams, with --execute
+    delete_all_internal_topics: bool = False  # streams, with --execute
 
     # -- validation, before anything is contacted ----------------------------------------
     def spec(self) -> ResetSpec:
@@ -135,13 +152,31 @@ class ResetOffsetsRequest:
         emit(result, self.output)
         self._report(result)
 
-    def _plan(self, access: KafkaAccess, spec: ResetSpec) -> ResetResult:
-        ids = access.consumer_group_ids() if self.all_groups else list(dict.fromkeys(self.groups))
+    def _groups(self, access: KafkaAccess, spec: ResetSpec) -> tuple[list[str], dict[str, GroupFacts]]:
+        """The groups to reset and what the planner needs to know about each."""
         detailed = spec.scenario is Scenario.TO_START_TIME
+        if self.streams:
+            ids = access.streams_group_ids() if self.all_groups else list(dict.fromkeys(self.groups))
+            described, missing = access.describe_streams_groups(ids)
+            if missing:
+                # Committing offsets for a group no broker knows as a streams group would
+                # make a group of another kind: refused before anything is written.
+                raise NotFoundError("; ".join(missing[g] for g in ids if g in missing))
+            if detailed and any(d.creation_time_ms is None for d in described.values()):
+                raise CliError(START_TIME_UNSUPPORTED)
+            return ids, {
+                g: GroupFacts(d.state, d.creation_time_ms, frozenset(d.source_topics()), d)
+                for g, d in described.items()
+            }
+        ids = access.consumer_group_ids() if self.all_groups else list(dict.fromkeys(self.groups))
         if detailed and not access.supports_group_creation_time():
             raise CliError(START_TIME_UNSUPPORTED)
         found, _missing = access.describe_groups(ids, detailed=detailed)
         # A group that does not exist is Dead, which may be reset (it is created).
+        return ids, {g: GroupFacts(d.state, d.creation_time_ms) for g, d in found.items()}
+
+    def _plan(self, access: KafkaAccess, spec: ResetSpec) -> ResetResult:
+        ids, found = self._groups(access, spec)
         refused = tuple(
             (g, found[g].state) for g in ids if g in found and found[g].state not in ALLOWED_STATES
         )
@@ -157,14 +192,27 @@ class ResetOffsetsRequest:
         # richer outputs; a plain dry run of the other scenarios does without them.
         rich = wants_detail(self.output)
         wanted = self.all_topics or self.execute_changes or rich or spec.scenario in NEEDS_COMMITTED
+        wanted = wanted or (self.streams and bool(self.topics))  # the topics must be the group's
         committed: dict[str, dict[TopicPartition, int]] = {}
         if self.all_topics:  # the scope is the committed offsets: size unknown until read
             committed = self._committed(access, allowed, access.partition_count() > PROTOCOL_LAYER_THRESHOLD)
-        scopes = self._scopes(access, spec, allowed, committed)
+        scopes = self._scopes(access, spec, allowed, committed, found)
         every = {tp for scope in scopes.values() for tp in scope}
         if wanted and not self.all_topics:
             committed = self._committed(access, allowed, len(every) > PROTOCOL_LAYER_THRESHOLD)
         self._check_partitions(access, every)
+        messages: list[str] = []
+        if self.streams:
+            messages += [
+                f"Assignments can only be reset if the group '{g}' is inactive, but the current state is {s}."
+                for g, s in refused
+            ]
+        if self.streams and self.topics:
+            for group in allowed:
+                if any(tp not in committed.get(group, {}) for tp in scopes[group]):
+                    messages.append(f"One or more topics are not part of the group '{group}'.")
+                    scopes[group] = []
+            every = {tp for scope in scopes.values() for tp in scope}
         # Only the offsets the scenario (or a richer output) needs: thousands of partitions
         # make every ListOffsets round count.
         ends_raw, starts_raw = access.log_offsets(
@@ -206,6 +254,9 @@ class ResetOffsetsRequest:
             starts=starts,
             export=self.export,
             single_group=len(self.groups) == 1,
+            streams=self.streams,
+            messages=tuple(messages),
+            facts=found,
         )
 
     @staticmethod
@@ -221,10 +272,13 @@ class ResetOffsetsRequest:
         spec: ResetSpec,
         groups: list[str],
         committed: dict[str, dict[TopicPartition, int]],
+        found: dict[str, GroupFacts],
     ) -> dict[str, list[TopicPartition]]:
         if spec.scenario is Scenario.FROM_FILE:
             plan = spec.plan or {}
             return {g: list(plan.get(g, {})) for g in groups}
+        if self.all_topics and self.streams:  # the committed partitions of the source topics
+            return {g: [tp for tp in committed.get(g, {}) if tp[0] in found[g].inputs] for g in groups}
         if self.all_topics:
             return {g: list(committed.get(g, {})) for g in groups}
         explicit: list[TopicPartition] = []
@@ -241,7 +295,7 @@ class ResetOffsetsRequest:
             if absent:
                 raise CliError(f"Topic '{absent[0]}' does not exist")
             explicit.extend((t, p) for t in whole for p in sorted(known[t]))
-        return dict.fromkeys(groups, explicit) if groups else {}
+        return {g: list(explicit) for g in groups}
 
     def _check_partitions(self, access: KafkaAccess, partitions: set[TopicPartition]) -> None:
         if not partitions:
@@ -279,10 +333,40 @@ class ResetOffsetsRequest:
             ]
             if wrong:
                 failed.append((group, "; ".join(wrong)))
-        return ResetResult(**{**result.__dict__, "executed": True, "backup": backup, "failed": tuple(failed)})
+        messages = list(result.messages)
+        if self.streams and (self.delete_all_internal_topics or self.delete_internal_topics):
+            messages += self._delete_internal_topics(access, result)
+        changes = {"executed": True, "backup": backup, "failed": tuple(failed), "messages": tuple(messages)}
+        return ResetResult(**{**result.__dict__, **changes})
+
+    def _delete_internal_topics(self, access: KafkaAccess, result: ResetResult) -> list[str]:
+        """After an executed reset of inactive streams groups: delete the internal topics
+        asked for (all of the group's, or the named ones), as the Apache tool does."""
+        from kafka_groups.core.streams import internal_topics
+
+        messages = []
+        for plan in result.plans:
+            facts = result.facts.get(plan.group)
+            if facts is None or facts.streams_group is None:
+                continue
+            if self.delete_all_internal_topics:
+                topics = list(internal_topics(facts.streams_group).deletable)
+            else:
+                topics = list(dict.fromkeys(self.delete_internal_topics))
+            if not topics:
+                continue
+            try:
+                access.delete_topics(topics)
+            except CliError as exc:
+                about = f"Deleting internal topics for group '{plan.group}' failed"
+                if "does not host this topic-partition" in exc.message or "Unknown topic" in exc.message:
+                    messages.append(f"{about} because the topics do not exist.")
+                else:
+                    messages.append(f"{about} due to {exc.message}")
+        return messages
 
     def _report(self, result: ResetResult) -> None:
-        for group, state in result.refused:
+        for group, state in () if result.streams else result.refused:
             print(
                 f"Error: Assignments can only be reset if the group '{group}' is inactive, "
                 f"but the current state is {state}.",
@@ -291,7 +375,8 @@ class ResetOffsetsRequest:
         if result.backup:
             groups = sorted({p.group for p in result.plans if p.offsets})
             what = "this reset replaced"
-            print(undo_hint(what, result.backup, groups, self.connection), file=sys.stderr)
+            tool = "kafka-streams-groups" if self.streams else "kafka-consumer-groups"
+            print(undo_hint(what, result.backup, groups, self.connection, tool), file=sys.stderr)
         if not result.failed and not result.refused:
             return
         if result.failed:

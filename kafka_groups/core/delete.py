@@ -124,9 +124,16 @@ class GroupDeleteResult:
     failed: tuple[tuple[str, KafkaErrorInfo], ...]  # in the Apache (HashMap) order
     backup: str | None = None
     requested: tuple[str, ...] = field(default=(), compare=False)
+    kind: str = "consumer"  # "streams" for kafka-streams-groups
+    # kafka-streams-groups --delete-all-internal-topics: groups whose internal topics were
+    # deleted, and (group, error) for those whose were not; None when not asked.
+    internal_deleted: tuple[str, ...] | None = None
+    internal_failed: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def of(cls, answers: Mapping[str, KafkaErrorInfo | None], backup: str | None = None) -> GroupDeleteResult:
+    def of(
+        cls, answers: Mapping[str, KafkaErrorInfo | None], backup: str | None = None, kind: str = "consumer"
+    ) -> GroupDeleteResult:
         """Successes and failures, each in the iteration order of the HashMap the Apache tool
         collects them in."""
         ok = [g for g, error in answers.items() if error is None]
@@ -136,6 +143,7 @@ class GroupDeleteResult:
             failed=tuple((g, bad[g]) for g in string_keys_order(bad)),
             backup=backup,
             requested=tuple(answers),
+            kind=kind,
         )
 
     @property

@@ -64,13 +64,14 @@ RETRIABLE_COORDINATOR_ERRORS = frozenset({14, 15, 16})
 class KafkaErrorInfo:
     code: int
     name: str  # the protocol name, e.g. GROUP_ID_NOT_FOUND
-    exception: str  # the Java exception class, e.g. GroupIdNotFoundException
+    exception: str  # the Java exception class, e.g. GroupIdNotFoundException (or a qualified name)
     message: str
 
     @property
     def java(self) -> str:
         """The exception as the Apache tools print it (``Throwable.toString()``)."""
-        return f"{JAVA_ERRORS_PACKAGE}.{self.exception}: {self.message}"
+        name = self.exception if "." in self.exception else f"{JAVA_ERRORS_PACKAGE}.{self.exception}"
+        return f"{name}: {self.message}"
 
 
 def error_info(code: int, fallback_name: str = "", fallback_message: str = "") -> KafkaErrorInfo:

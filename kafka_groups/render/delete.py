@@ -84,14 +84,29 @@ def offsets_csv(result: OffsetDeleteResult) -> list[list[str]]:
 
 # -- --delete -----------------------------------------------------------------------------
 def groups_text(result: GroupDeleteResult) -> str:
+    kind = result.kind
     if not result.failed:
         names = ", ".join(f"'{g}'" for g in result.deleted)
-        return f"Deletion of requested consumer groups ({names}) was successful.\n"
-    out = ["\nError: Deletion of some consumer groups failed:\n"]
-    out += [f"* Group '{g}' could not be deleted due to: {e.java}\n" for g, e in result.failed]
-    if result.deleted:
-        names = ", ".join(f"'{g}'" for g in result.deleted)
-        out.append(f"\nThese consumer groups were deleted successfully: {names}\n")
+        out = [f"Deletion of requested {kind} groups ({names}) was successful.\n"]
+    else:
+        out = [f"\nError: Deletion of some {kind} groups failed:\n"]
+        out += [f"* Group '{g}' could not be deleted due to: {e.java}\n" for g, e in result.failed]
+        if result.deleted:
+            names = ", ".join(f"'{g}'" for g in result.deleted)
+            end = "." if kind == "streams" else ""
+            out.append(f"\nThese {kind} groups were deleted successfully: {names}{end}\n")
+    if result.internal_deleted is not None and result.deleted:
+        if not result.internal_failed:
+            names = "', '".join(result.internal_deleted)
+            out.append(
+                f"Deletion of associated internal topics of the streams groups ('{names}') was successful.\n"
+            )
+        else:
+            out.append("Deletion of some associated internal topics failed:\n")
+            out += [
+                f"* Internal topics of the streams group '{g}' could not be deleted due to: {e}\n"
+                for g, e in result.internal_failed
+            ]
     return "".join(out)
 
 

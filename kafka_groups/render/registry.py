@@ -43,6 +43,12 @@ def renderer_for(result: object) -> Renderer:
 
     if isinstance(result, TopicListResult):
         return Renderer(topics_list.text, topics_list.table, topics_list.json, topics_list.csv)
+    from kafka_groups.core.streams import StreamsDescribeResult
+
+    if isinstance(result, StreamsDescribeResult):
+        from kafka_groups.render import streams
+
+        return Renderer(streams.text, streams.table, streams.json, streams.csv)
     from kafka_groups.commands.reset_offsets import ResetResult
 
     if isinstance(result, ResetResult):

@@ -19,8 +19,12 @@ def text(result: ResetResult) -> str:
         for plan in result.plans
         for t, p in plan.fallbacks
     )
+    if result.streams:
+        out = "".join(f"\nError: {m}\n" for m in result.messages) + out
     if result.export:
         return out + export_csv(result.plans, result.single_group)
+    if result.streams:
+        return out + _streams_table(result)
     groups = [p.group for p in result.plans] + [g for g, _ in result.refused]
     if not groups:
         return out + "\n"
@@ -35,6 +39,20 @@ def text(result: ResetResult) -> str:
         parts.extend(line(plan.group, t, str(p), str(o)) for (t, p), o in plan.offsets.items())
     parts.append("\n")
     return "".join(parts)
+
+
+def _streams_table(result: ResetResult) -> str:
+    """The streams tool's plan layout: fixed widths, every cell padded but the last."""
+
+    def line(group: str, topic: str, partition: str, offset: str) -> str:
+        return f"\n{group.ljust(30)} {topic.ljust(30)} {partition.ljust(10)} {offset.ljust(15)}"
+
+    if not result.plans and not result.refused:
+        return "\n"
+    parts = [line("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")]
+    for plan in result.plans:
+        parts.extend(line(plan.group, t, str(p), str(o)) for (t, p), o in plan.offsets.items())
+    return "".join(parts) + "\n"
 
 
 def notices(result: ResetResult) -> list[str]:

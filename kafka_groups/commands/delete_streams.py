@@ -1,0 +1,126 @@
+"""``kafka-streams-groups --delete``: delete Empty streams groups (and, when asked, their
+internal topics), keeping a backup of their committed offsets as the consumer-groups tool does."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from kafka_groups.commands.backup import narrow_backup, save_backup, undo_hint
+from kafka_groups.commands.delete_groups import MANY_GROUPS, finish
+from kafka_groups.core.delete import GroupDeleteResult
+from kafka_groups.core.javaorder import string_keys_order
+from kafka_groups.core.kafka_errors import KafkaErrorInfo
+from kafka_groups.core.streams import internal_topics
+from kafka_groups.errors import CliError, UsageError
+from kafka_groups.render import OutputFormat, emit
+from kafka_groups.settings import ConnectionArgs
+
+if TYPE_CHECKING:
+    from kafka_groups.access.cluster import KafkaAccess
+
+TOOL = "kafka-streams-groups"
+
+
+def precheck_error(group: str, state: str | None) -> KafkaErrorInfo | None:
+    """Why the Apache tool refuses to delete a group before asking the broker, if it does."""
+    if state is None:
+        return KafkaErrorInfo(
+            69,
+            "GROUP_ID_NOT_FOUND",
+            "java.lang.IllegalArgumentException",
+            f"Group '{group}' does not exist or is not a streams group.",
+        )
+    if state == "Dead":
+        return KafkaErrorInfo(
+            69,
+            "GROUP_ID_NOT_FOUND",
+            "java.lang.IllegalStateException",
+            f"Streams group '{group}' group state is DEAD.",
+        )
+    if state != "Empty":
+        return KafkaErrorInfo(
+            68, "NON_EMPTY_GROUP", "GroupNotEmptyException", f"Streams group '{group}' is not EMPTY."
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class DeleteStreamsGroupsRequest:
+    connection: ConnectionArgs
+    groups: tuple[str, ...] = ()
+    all_groups: bool = False
+    delete_all_internal_topics: bool = False
+    backup_dir: str | None = None
+    output: OutputFormat = OutputFormat.AUTO
+
+    def execute(self) -> None:
+        if bool(self.groups) == self.all_groups:
+            if self.groups:
+                raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
+            raise UsageError("Option [delete] takes one of these options: [all-groups], [group]")
+        settings = self.connection.resolve()
+        from kafka_groups.access.cluster import KafkaAccess
+
+        access = KafkaAccess(settings)
+        try:
+            result, current = self._delete(access)
+        finally:
+            access.close()
+        emit(result, self.output)
+        if result.backup:
+            deleted = [g for g in result.deleted if current.get(g)]
+            hint = undo_hint("of the deleted groups", result.backup, deleted, self.connection, TOOL)
+            print(hint, file=sys.stderr)
+        if result.internal_failed and not result.failed:
+            group, error = result.internal_failed[0]
+            raise CliError(f"the internal topics of streams group '{group}' were not deleted: {error}")
+        finish(result.outcome, result.problem())
+
+    def _delete(self, access: KafkaAccess) -> tuple[GroupDeleteResult, dict[str, dict[tuple[str, int], int]]]:
+        listed = {
+            g.group_id: g.state for g in access.list_groups(frozenset({"Streams"})) if g.type == "Streams"
+        }
+        ids = list(listed) if self.all_groups else list(dict.fromkeys(self.groups))
+        answers: dict[str, KafkaErrorInfo | None] = {}
+        for group in ids:
+            refused = precheck_error(group, listed.get(group))
+            if refused is not None:
+                answers[group] = refused
+        todo = [g for g in ids if g not in answers]
+        topics: dict[str, tuple[str, ...]] = {}
+        if self.delete_all_internal_topics and todo:
+            described, _missing = access.describe_streams_groups(todo)
+            for group in todo:
+                if group not in described:
+                    continue
+                found = internal_topics(described[group])
+                for topic in found.not_inferred:
+                    print(
+                        f"Warning: the internal topic '{topic}' is not named after the group '{group}' "
+                        "and is not deleted with it.",
+                        file=sys.stderr,
+                    )
+                if found.deletable:
+                    topics[group] = found.deletable
+        current: dict[str, dict[tuple[str, int], int]] = {}
+        backup = None
+        if todo:
+            offsets = access.committed_offsets(todo, many=len(todo) > MANY_GROUPS)
+            current = {g: {tp: c.offset for tp, c in offsets.get(g, {}).items()} for g in todo}
+            backup = save_backup("delete", current, self.backup_dir)
+        answers.update(access.delete_groups(todo))
+        if backup:
+            backup = narrow_backup(backup, {g: current[g] for g in todo if answers.get(g) is None})
+        result = GroupDeleteResult.of(answers, backup, kind="streams")
+        if not self.delete_all_internal_topics or not topics:
+            return result, current
+        failed: list[tuple[str, str]] = []
+        for group in string_keys_order(g for g in result.deleted if g in topics):
+            try:
+                access.delete_topics(list(topics[group]))
+            except CliError as exc:
+                failed.append((group, exc.message))
+        with_topics = tuple(g for g in result.deleted if g in topics)
+        return replace(result, internal_deleted=with_topics, internal_failed=tuple(failed)), current
