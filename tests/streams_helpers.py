@@ -58,7 +58,7 @@ class StreamsApp:
         self.inputs = inputs
         self.output = output
         self._state_dir = tempfile.mkdtemp(prefix="ks-state-")
-        self._log = tempfile.NamedTemporaryFile(prefix="ks-app-", suffix=".log", delete=False)
+        self._log = Path(self._state_dir) / "app.log"
         self._proc: subprocess.Popen[str] | None = None
 
     def start(self) -> StreamsApp:
@@ -77,9 +77,10 @@ class StreamsApp:
             self.output,
             self._state_dir,
         ]
-        self._proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True
-        )
+        with self._log.open("w") as log:  # the child keeps its own copy of the descriptor
+            self._proc = subprocess.Popen(
+                cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True
+            )
         ready = threading.Event()
 
         def watch() -> None:
@@ -92,8 +93,9 @@ class StreamsApp:
         deadline = time.monotonic() + START_TIMEOUT_S
         while not ready.wait(0.2):
             if self._proc.poll() is not None or time.monotonic() > deadline:
+                log = self._log.read_text()[-3000:]
                 self.stop()
-                raise RuntimeError(f"the streams app did not start: {Path(self._log.name).read_text()[-3000:]}")
+                raise RuntimeError(f"the streams app {self.app_id} did not start: {log}")
         return self
 
     def stop(self) -> None:
@@ -116,3 +118,37 @@ class StreamsApp:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+def make_groups(
+    bootstrap: str, app_ids: list[str], inputs: list[str], output: str, expected: dict[tuple[str, int], int]
+) -> None:
+    """Run one instance of the application per id, all at once, until each group has
+    committed ``expected`` on the input partitions; then stop them all: the groups are Empty."""
+    from tests.kafka_helpers import committed
+
+    apps = [StreamsApp(bootstrap, app_id, inputs, output) for app_id in app_ids]
+    threads = [threading.Thread(target=app.start) for app in apps]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        failed = [app.app_id for app in apps if app._proc is None]
+        if failed:
+            raise RuntimeError(f"streams apps did not start: {failed}")
+        deadline = time.monotonic() + START_TIMEOUT_S
+        for app_id in app_ids:
+            while True:
+                held = committed(bootstrap, app_id)
+                if all(held.get(tp) == offset for tp, offset in expected.items()):
+                    break
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{app_id} did not commit {expected}: {held}")
+                time.sleep(0.3)
+    finally:
+        stoppers = [threading.Thread(target=app.stop) for app in apps]
+        for t in stoppers:
+            t.start()
+        for t in stoppers:
+            t.join()

@@ -15,7 +15,12 @@ from typing import Any
 
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, warn_unmapped
 from kafka_groups.core.describe import Committed, Coordinator, GroupDescription, Member, TopicPartition
-from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, GroupListing, select_consumer_groups
+from kafka_groups.core.groups import (
+    CONSUMER_GROUP_TYPES,
+    GroupListing,
+    select_consumer_groups,
+    select_streams_groups,
+)
 from kafka_groups.core.kafka_errors import RETRIABLE_COORDINATOR_ERRORS, KafkaErrorInfo, error_info
 from kafka_groups.core.streams import Assignment, StreamsGroup, StreamsMember, Subtopology, Tasks
 from kafka_groups.errors import CliError, ClusterError, TopicCommandError
@@ -432,8 +437,9 @@ class KafkaAccess:
         return described
 
     def streams_group_ids(self) -> list[str]:
-        """Every streams group, as ``--all-groups`` means it (ListGroups order)."""
-        return [g.group_id for g in self.list_groups(frozenset({"Streams"})) if g.type == "Streams"]
+        """Every streams group, as ``--all-groups`` means it (in the order ``--list`` shows them)."""
+        listed = self.list_groups(frozenset({"Streams"}))
+        return [g.group_id for g in select_streams_groups(listed, frozenset())]
 
     def describe_streams_groups(self, group_ids: list[str]) -> tuple[dict[str, StreamsGroup], dict[str, str]]:
         """StreamsGroupDescribe (KIP-1071) to each coordinator once for all its groups.

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from kafka_groups.commands.backup import narrow_backup, save_backup, undo_hint
 from kafka_groups.commands.delete_groups import MANY_GROUPS, finish
 from kafka_groups.core.delete import GroupDeleteResult
+from kafka_groups.core.groups import select_streams_groups
 from kafka_groups.core.javaorder import string_keys_order
 from kafka_groups.core.kafka_errors import KafkaErrorInfo
 from kafka_groups.core.streams import internal_topics
@@ -19,8 +20,6 @@ from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
-
-TOOL = "kafka-streams-groups"
 
 
 def precheck_error(group: str, state: str | None) -> KafkaErrorInfo | None:
@@ -71,17 +70,21 @@ class DeleteStreamsGroupsRequest:
         emit(result, self.output)
         if result.backup:
             deleted = [g for g in result.deleted if current.get(g)]
-            hint = undo_hint("of the deleted groups", result.backup, deleted, self.connection, TOOL)
-            print(hint, file=sys.stderr)
+            # A deleted streams group no longer exists, so kafka-streams-groups cannot reset it;
+            # kafka-consumer-groups commits the offsets to the group id, and the application
+            # takes them over when it next starts.
+            hint = undo_hint("of the deleted groups", result.backup, deleted, self.connection)
+            print(
+                f"{hint}\n(the application resumes from these offsets when it next starts)", file=sys.stderr
+            )
         if result.internal_failed and not result.failed:
             group, error = result.internal_failed[0]
             raise CliError(f"the internal topics of streams group '{group}' were not deleted: {error}")
         finish(result.outcome, result.problem())
 
     def _delete(self, access: KafkaAccess) -> tuple[GroupDeleteResult, dict[str, dict[tuple[str, int], int]]]:
-        listed = {
-            g.group_id: g.state for g in access.list_groups(frozenset({"Streams"})) if g.type == "Streams"
-        }
+        streams = select_streams_groups(access.list_groups(frozenset({"Streams"})), frozenset())
+        listed = {g.group_id: g.state for g in streams}
         ids = list(listed) if self.all_groups else list(dict.fromkeys(self.groups))
         answers: dict[str, KafkaErrorInfo | None] = {}
         for group in ids:

@@ -201,6 +201,8 @@ class ResetOffsetsRequest:
         if wanted and not self.all_topics:
             committed = self._committed(access, allowed, len(every) > PROTOCOL_LAYER_THRESHOLD)
         self._check_partitions(access, every)
+        if self.streams and self.execute_changes and self.delete_internal_topics:
+            self._check_internal_topics(found, allowed)
         messages: list[str] = []
         if self.streams:
             messages += [
@@ -339,6 +341,22 @@ class ResetOffsetsRequest:
         changes = {"executed": True, "backup": backup, "failed": tuple(failed), "messages": tuple(messages)}
         return ResetResult(**{**result.__dict__, **changes})
 
+    def _check_internal_topics(self, found: dict[str, GroupFacts], groups: list[str]) -> None:
+        """``--delete-internal-topic`` deletes only a topic the group's topology names as its
+        own repartition or changelog topic: any other name is refused before anything changes
+        (the Apache tool deletes whatever topic it is given)."""
+        from kafka_groups.core.streams import internal_topics
+
+        described = [found[g].streams_group for g in groups]
+        own = {t for d in described if d is not None for t in internal_topics(d).deletable}
+        strangers = [t for t in self.delete_internal_topics if t not in own]
+        if strangers:
+            names = ", ".join(f"'{g}'" for g in groups)
+            raise CliError(
+                f"--delete-internal-topic {strangers[0]} is not an internal topic of the streams group "
+                f"{names}; nothing was reset or deleted"
+            )
+
     def _delete_internal_topics(self, access: KafkaAccess, result: ResetResult) -> list[str]:
         """After an executed reset of inactive streams groups: delete the internal topics
         asked for (all of the group's, or the named ones), as the Apache tool does."""
@@ -349,10 +367,11 @@ class ResetOffsetsRequest:
             facts = result.facts.get(plan.group)
             if facts is None or facts.streams_group is None:
                 continue
+            own = internal_topics(facts.streams_group).deletable
             if self.delete_all_internal_topics:
-                topics = list(internal_topics(facts.streams_group).deletable)
+                topics = list(own)
             else:
-                topics = list(dict.fromkeys(self.delete_internal_topics))
+                topics = [t for t in dict.fromkeys(self.delete_internal_topics) if t in own]
             if not topics:
                 continue
             try:
