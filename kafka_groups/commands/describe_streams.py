@@ -63,7 +63,7 @@ class DescribeStreamsRequest:
             return [DescribedStreamsGroup(found[g]) for g in present], missing
         wanted = [g for g in dict.fromkeys(present) if shows_rows(found[g])]
         try:
-            partitions = {g: active_partitions(found[g]) for g in wanted}
+            partitions = {g: set(active_partitions(found[g])) for g in wanted}
         except UnknownSubtopology as exc:
             raise ClusterError(str(exc)) from None
         committed = access.committed_offsets(wanted)

@@ -93,17 +93,19 @@ class UnknownSubtopology(ValueError):
     pass
 
 
-def active_partitions(group: StreamsGroup) -> set[TopicPartition]:
+def active_partitions(group: StreamsGroup) -> list[TopicPartition]:
     """The partitions the members' active tasks read: every source and repartition-source
-    topic of the task's subtopology, at the task's partitions."""
+    topic of the task's subtopology, at the task's partitions. In member order, then task
+    order: the order the Apache tool first collects them in, which decides the order of
+    partitions that share a bucket of its HashMap."""
     topics = {s.subtopology_id: [*s.source_topics, *s.repartition_source_topics] for s in group.subtopologies}
-    found: set[TopicPartition] = set()
+    found: dict[TopicPartition, None] = {}
     for member in group.members:
         for subtopology, partitions in member.assignment.active.entries:
             if subtopology not in topics:
                 raise UnknownSubtopology(f"Subtopology {subtopology} not found in group description!")
-            found.update((t, p) for t in topics[subtopology] for p in partitions)
-    return found
+            found.update(dict.fromkeys((t, p) for t in topics[subtopology] for p in partitions))
+    return list(found)
 
 
 def offset_rows(
@@ -116,7 +118,7 @@ def offset_rows(
     partition). Lag is log end minus the committed offset, or minus the log start offset
     when nothing is committed. Only committed offsets on the group's offset topics count."""
     topics = group.offset_topics()
-    partitions = hashmap_order(sorted(active_partitions(group)), lambda tp: topic_partition_hash(*tp))
+    partitions = hashmap_order(active_partitions(group), lambda tp: topic_partition_hash(*tp))
     rows = []
     for tp in partitions:
         held = committed.get(tp) if tp[0] in topics else None

@@ -86,7 +86,11 @@ def offsets_csv(result: OffsetDeleteResult) -> list[list[str]]:
 def groups_text(result: GroupDeleteResult) -> str:
     kind = result.kind
     if not result.failed:
-        names = ", ".join(f"'{g}'" for g in result.deleted)
+        # The streams tool quotes the joined list as a whole: no groups print as ('').
+        if kind == "streams":
+            names = "'" + "', '".join(result.deleted) + "'"
+        else:
+            names = ", ".join(f"'{g}'" for g in result.deleted)
         out = [f"Deletion of requested {kind} groups ({names}) was successful.\n"]
     else:
         out = [f"\nError: Deletion of some {kind} groups failed:\n"]

@@ -140,7 +140,7 @@ def test_v0_response_round_trip_and_no_creation_time():
 
 # -- describe rows -------------------------------------------------------------------------
 def test_active_partitions_cover_source_and_repartition_topics():
-    assert active_partitions(_group()) == {("in", 0), ("in", 1), (REPART, 0), (REPART, 1)}
+    assert active_partitions(_group()) == [("in", 0), ("in", 1), (REPART, 0), (REPART, 1)]
 
 
 def test_unknown_subtopology_is_an_error():
@@ -315,3 +315,17 @@ def test_flags_translate_to_requests():
     assert request.streams and request.topics == ("t:0",) and request.delete_all_internal_topics
     describe = translate([*BS, "--describe", "--all-groups", "--members", "--verbose"])
     assert describe.view == "members" and describe.verbose and describe.all_groups
+
+
+def test_delete_report_wording():
+    from kafka_groups.core.delete import GroupDeleteResult
+    from kafka_groups.render.delete import groups_text
+
+    assert groups_text(GroupDeleteResult.of({}, kind="streams")) == (
+        "Deletion of requested streams groups ('') was successful.\n"
+    )
+    assert groups_text(GroupDeleteResult.of({}, kind="consumer")) == (
+        "Deletion of requested consumer groups () was successful.\n"
+    )
+    partly = GroupDeleteResult.of({"a": None, "b": precheck_error("b", None)}, kind="streams")
+    assert groups_text(partly).endswith("\nThese streams groups were deleted successfully: 'a'.\n")
