@@ -169,6 +169,15 @@ def output_format(p: Parsed) -> OutputFormat:
         raise UsageError(f"Invalid value for --output: '{raw}' (choose from {choices})") from None
 
 
+def scenarios_given(p: Parsed) -> tuple[tuple[Scenario, str | None], ...]:
+    """The reset scenarios given, with their values, in the order the Apache tool checks them."""
+    return tuple(
+        (Scenario(name), p.one(name) if name in VALUED_SCENARIOS else None)
+        for name in SCENARIOS_CHECK_ORDER
+        if p.has(name)
+    )
+
+
 def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     """Apache flag form -> the request our subcommands build (``--list --state`` is
     ``list --show-state``); help and version go to the Typer app."""
@@ -206,11 +215,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             all_groups=p.has("all-groups"),
             topics=tuple(p.all("topic")),
             all_topics=p.has("all-topics"),
-            scenarios=tuple(
-                (Scenario(name), p.one(name) if name in VALUED_SCENARIOS else None)
-                for name in SCENARIOS_CHECK_ORDER
-                if p.has(name)
-            ),
+            scenarios=scenarios_given(p),
             dry_run=p.has("dry-run"),
             execute_changes=p.has("execute"),
             export=p.has("export"),

@@ -6,31 +6,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kafka_groups.apache_argv import Arg, Opt, Parsed, parse
-from kafka_groups.cli.consumer_groups_flags import bootstrap_from_environment, connection_args, output_format
+from kafka_groups.cli.consumer_groups_flags import (
+    SCENARIOS_CHECK_ORDER,
+    VALUED_SCENARIOS,
+    bootstrap_from_environment,
+    connection_args,
+    output_format,
+    scenarios_given,
+)
 from kafka_groups.cli.runner import HELP, VERSION, Request
 from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
 from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
 from kafka_groups.commands.describe_streams import DescribeStreamsRequest
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
-from kafka_groups.core.reset import Scenario
 from kafka_groups.errors import UsageError
 
 ACTIONS = ("list", "describe", "reset-offsets", "delete", "delete-offsets")
-# The order the Apache tool checks the scenarios in (each against all the others).
-SCENARIOS_CHECK_ORDER = (
-    "to-offset",
-    "to-datetime",
-    "by-duration",
-    "to-earliest",
-    "to-latest",
-    "to-current",
-    "shift-by",
-    "from-file",
-    "to-start-time",  # ours (KIP-1282)
-    "to-nearest",  # ours (KIP-842)
-)
-VALUED_SCENARIOS = frozenset({"to-offset", "from-file", "to-datetime", "by-duration", "shift-by"})
 
 OPTIONS: tuple[Opt, ...] = (
     Opt("bootstrap-server", Arg.REQUIRED),
@@ -169,11 +161,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             all_groups=p.has("all-groups"),
             topics=tuple(p.all("input-topic")),
             all_topics=p.has("all-input-topics"),
-            scenarios=tuple(
-                (Scenario(name), p.one(name) if name in VALUED_SCENARIOS else None)
-                for name in SCENARIOS_CHECK_ORDER
-                if p.has(name)
-            ),
+            scenarios=scenarios_given(p),
             dry_run=p.has("dry-run"),
             execute_changes=p.has("execute"),
             export=p.has("export"),
