@@ -187,15 +187,28 @@ class ActiveConsumer:
         self.consumer.close()
 
 
-def committed(bootstrap: str, group: str) -> dict[tuple[str, int], int]:
+# The coordinator is loading or moving (a broker just restarted): ask again, as clients do.
+_RETRIABLE_GROUP_ERRORS = frozenset({14, 15, 16})
+
+
+def committed(bootstrap: str, group: str, timeout: float = 60.0) -> dict[tuple[str, int], int]:
     """The group's committed offsets, read with a real client."""
     from confluent_kafka import ConsumerGroupTopicPartitions
 
     client = admin(bootstrap)
-    future = client.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)], request_timeout=30)[
-        group
-    ]
-    return {(tp.topic, tp.partition): tp.offset for tp in future.result().topic_partitions if tp.offset >= 0}
+    deadline = time.monotonic() + timeout
+    while True:
+        future = client.list_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions(group)], request_timeout=30
+        )[group]
+        try:
+            listed = future.result()
+        except KafkaException as exc:
+            if exc.args[0].code() not in _RETRIABLE_GROUP_ERRORS or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+            continue
+        return {(tp.topic, tp.partition): tp.offset for tp in listed.topic_partitions if tp.offset >= 0}
 
 
 def delete_records_before(bootstrap: str, topic: str, partition: int, offset: int) -> None:
