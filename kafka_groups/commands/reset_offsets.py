@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from kafka_groups.apache_argv import parse_long
 from kafka_groups.commands.backup import save_backup, undo_hint
 from kafka_groups.core.describe import TopicPartition
+from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION
 from kafka_groups.core.reset import (
     ALLOWED_STATES,
     BY_TIME,
@@ -29,7 +30,14 @@ from kafka_groups.core.reset import (
     start_timestamp,
 )
 from kafka_groups.core.streams import StreamsGroup
-from kafka_groups.errors import CliError, ClusterError, NotFoundError, PartialFailure, UsageError
+from kafka_groups.errors import (
+    CliError,
+    ClusterError,
+    NotFoundError,
+    PartialFailure,
+    TopicCommandError,
+    UsageError,
+)
 from kafka_groups.render import OutputFormat, emit, wants_detail
 from kafka_groups.settings import ConnectionArgs
 
@@ -56,8 +64,7 @@ class GroupFacts:
 
     state: str
     creation_time_ms: int | None = None  # KIP-1282
-    inputs: frozenset[str] = frozenset()  # streams: the source topics
-    streams_group: StreamsGroup | None = None
+    streams_group: StreamsGroup | None = None  # kafka-streams-groups: its topology
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,8 @@ class ResetResult:
     failed: tuple[tuple[str, str], ...] = ()  # (group, what did not take)
     streams: bool = False  # kafka-streams-groups: its layout, and its errors on stdout
     messages: tuple[str, ...] = ()  # streams: the Apache "Error: ..." lines, in order
-    facts: dict[str, GroupFacts] = field(default_factory=dict, compare=False)
+    # streams, with --execute: the internal topics to delete after each group's reset
+    internal_topics: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -164,10 +172,7 @@ class ResetOffsetsRequest:
                 raise NotFoundError("; ".join(missing[g] for g in ids if g in missing))
             if detailed and any(d.creation_time_ms is None for d in described.values()):
                 raise CliError(START_TIME_UNSUPPORTED)
-            return ids, {
-                g: GroupFacts(d.state, d.creation_time_ms, frozenset(d.source_topics()), d)
-                for g, d in described.items()
-            }
+            return ids, {g: GroupFacts(d.state, d.creation_time_ms, d) for g, d in described.items()}
         ids = access.consumer_group_ids() if self.all_groups else list(dict.fromkeys(self.groups))
         if detailed and not access.supports_group_creation_time():
             raise CliError(START_TIME_UNSUPPORTED)
@@ -201,8 +206,7 @@ class ResetOffsetsRequest:
         if wanted and not self.all_topics:
             committed = self._committed(access, allowed, len(every) > PROTOCOL_LAYER_THRESHOLD)
         self._check_partitions(access, every)
-        if self.streams and self.execute_changes and self.delete_internal_topics:
-            self._check_internal_topics(found, allowed)
+        internal = self._internal_topics(found, allowed) if self.execute_changes else {}
         messages: list[str] = []
         if self.streams:
             messages += [
@@ -258,7 +262,7 @@ class ResetOffsetsRequest:
             single_group=len(self.groups) == 1,
             streams=self.streams,
             messages=tuple(messages),
-            facts=found,
+            internal_topics=internal,
         )
 
     @staticmethod
@@ -280,7 +284,7 @@ class ResetOffsetsRequest:
             plan = spec.plan or {}
             return {g: list(plan.get(g, {})) for g in groups}
         if self.all_topics and self.streams:  # the committed partitions of the source topics
-            return {g: [tp for tp in committed.get(g, {}) if tp[0] in found[g].inputs] for g in groups}
+            return {g: self._source_partitions(found[g], committed.get(g, {})) for g in groups}
         if self.all_topics:
             return {g: list(committed.get(g, {})) for g in groups}
         explicit: list[TopicPartition] = []
@@ -335,50 +339,54 @@ class ResetOffsetsRequest:
             ]
             if wrong:
                 failed.append((group, "; ".join(wrong)))
-        messages = list(result.messages)
-        if self.streams and (self.delete_all_internal_topics or self.delete_internal_topics):
-            messages += self._delete_internal_topics(access, result)
+        messages = list(result.messages) + self._delete_internal_topics(access, result)
         changes = {"executed": True, "backup": backup, "failed": tuple(failed), "messages": tuple(messages)}
         return ResetResult(**{**result.__dict__, **changes})
 
-    def _check_internal_topics(self, found: dict[str, GroupFacts], groups: list[str]) -> None:
-        """``--delete-internal-topic`` deletes only a topic the group's topology names as its
-        own repartition or changelog topic: any other name is refused before anything changes
-        (the Apache tool deletes whatever topic it is given)."""
+    @staticmethod
+    def _source_partitions(facts: GroupFacts, committed: dict[TopicPartition, int]) -> list[TopicPartition]:
+        from kafka_groups.core.streams import input_partitions
+
+        assert facts.streams_group is not None
+        return input_partitions(facts.streams_group, committed)
+
+    def _internal_topics(self, found: dict[str, GroupFacts], groups: list[str]) -> dict[str, tuple[str, ...]]:
+        """Per streams group, the internal topics ``--execute`` deletes after its reset: all of
+        the group's own (``--delete-all-internal-topics``) or the named ones it owns. A named
+        topic no group being reset owns is refused before anything changes (the Apache tool
+        deletes whatever topic it is given)."""
+        if not (self.delete_all_internal_topics or self.delete_internal_topics):
+            return {}
         from kafka_groups.core.streams import internal_topics
 
-        described = [found[g].streams_group for g in groups]
-        own = {t for d in described if d is not None for t in internal_topics(d).deletable}
-        strangers = [t for t in self.delete_internal_topics if t not in own]
+        own = {g: internal_topics(d).deletable for g in groups if (d := found[g].streams_group) is not None}
+        if self.delete_all_internal_topics:
+            return {g: topics for g, topics in own.items() if topics}
+        named = list(dict.fromkeys(self.delete_internal_topics))
+        strangers = [t for t in named if not any(t in topics for topics in own.values())]
         if strangers:
             names = ", ".join(f"'{g}'" for g in groups)
             raise CliError(
                 f"--delete-internal-topic {strangers[0]} is not an internal topic of the streams group "
                 f"{names}; nothing was reset or deleted"
             )
+        chosen = {g: tuple(t for t in named if t in topics) for g, topics in own.items()}
+        return {g: topics for g, topics in chosen.items() if topics}
 
-    def _delete_internal_topics(self, access: KafkaAccess, result: ResetResult) -> list[str]:
-        """After an executed reset of inactive streams groups: delete the internal topics
-        asked for (all of the group's, or the named ones), as the Apache tool does."""
-        from kafka_groups.core.streams import internal_topics
-
+    @staticmethod
+    def _delete_internal_topics(access: KafkaAccess, result: ResetResult) -> list[str]:
+        """After an executed reset: delete the chosen internal topics of each reset group,
+        with the Apache tool's messages when that fails."""
         messages = []
         for plan in result.plans:
-            facts = result.facts.get(plan.group)
-            if facts is None or facts.streams_group is None:
-                continue
-            own = internal_topics(facts.streams_group).deletable
-            if self.delete_all_internal_topics:
-                topics = list(own)
-            else:
-                topics = [t for t in dict.fromkeys(self.delete_internal_topics) if t in own]
+            topics = result.internal_topics.get(plan.group)
             if not topics:
                 continue
             try:
-                access.delete_topics(topics)
+                access.delete_topics(list(topics))
             except CliError as exc:
                 about = f"Deleting internal topics for group '{plan.group}' failed"
-                if "does not host this topic-partition" in exc.message or "Unknown topic" in exc.message:
+                if isinstance(exc, TopicCommandError) and exc.kafka_code == UNKNOWN_TOPIC_OR_PARTITION:
                     messages.append(f"{about} because the topics do not exist.")
                 else:
                     messages.append(f"{about} due to {exc.message}")
