@@ -152,3 +152,25 @@ def make_groups(
             t.start()
         for t in stoppers:
             t.join()
+    wait_until_empty(bootstrap, app_ids)
+
+
+def wait_until_empty(bootstrap: str, app_ids: list[str], timeout: float = 90.0) -> None:
+    """Wait until every group is Empty: an instance that could not leave cleanly (closing
+    under load) stays a member until its session times out."""
+    from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.settings import ConnectionArgs
+
+    access = KafkaAccess(ConnectionArgs(bootstrap_server=bootstrap, timeout_ms=10000).resolve())
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            states = {g.group_id: g.state for g in access.list_groups(frozenset({"Streams"}))}
+            waiting = [g for g in app_ids if states.get(g) != "Empty"]
+            if not waiting:
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"streams groups not Empty: {[(g, states.get(g)) for g in waiting]}")
+            time.sleep(0.5)
+    finally:
+        access.close()
