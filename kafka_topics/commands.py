@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kafka_groups.errors import TopicCommandError
+from kafka_groups.errors import CliError, TopicCommandError
 from kafka_groups.render import OutputFormat, emit
 from kafka_groups.settings import ConnectionArgs
 from kafka_topics.changes import (
@@ -38,6 +38,40 @@ COLLISION_WARNING = (
     "WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') could "
     "collide. To avoid issues it is best to use either, but not both."
 )
+
+
+RECORD_CREATION_ENV = "KAFKA_GROUP_TOOLS_RECORD_CREATION"  # "0": do not record creation times
+
+
+def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -> None:
+    """Record when the partitions were created, for the ``latest`` policy's max age (KIP-1327)
+    on brokers that do not report it. The topic change itself has happened either way, so a
+    failure here is a warning, not an error. ``created``: topic -> (its first new partition,
+    the partition count expected now, 0 when the broker's default decides)."""
+    import os
+    import time
+
+    from kafka_groups.access.policy_io import CreationRegistry
+
+    if not created or os.environ.get(RECORD_CREATION_ENV, "1") == "0":
+        return
+    try:
+        layout: dict[str, tuple[int, str]] = {}
+        for _ in range(20):  # a new topic reaches every broker's metadata within moments
+            layout, _live = access.topic_layout()
+            if all(t in layout and layout[t][0] >= total for t, (_, total) in created.items()):
+                break
+            time.sleep(0.1)
+        known = {
+            t: (layout[t][1], range(first, layout[t][0])) for t, (first, _) in created.items() if t in layout
+        }
+        CreationRegistry(access.settings).record_partitions(known)
+    except CliError as exc:
+        print(
+            f"Warning: the creation time of the new partitions was not recorded ({exc}); consumers "
+            "using the latest policy with a max age will treat them as of unknown age.",
+            file=sys.stderr,
+        )
 
 
 def _access(connection: ConnectionArgs) -> KafkaAccess:
@@ -120,6 +154,9 @@ class CreateTopicRequest:
             created = access.create_topic(
                 self.topic, self.partitions, rf, assignment, configs, tolerate_exists=self.if_not_exists
             )
+            if created:
+                count = len(assignment) if assignment else self.partitions
+                _record_creation(access, {self.topic: (0, count or 0)})
         except TopicCommandError as exc:
             if warn and exc.kafka_code != INVALID_CONFIG:
                 print(COLLISION_WARNING)
@@ -156,6 +193,8 @@ class AlterTopicRequest:
             access.create_partitions(
                 {n: (self.partitions, changes[n]) for n in names}, validate_only=self.dry_run
             )
+            if not self.dry_run:
+                _record_creation(access, {n: (before[n], self.partitions) for n in names})
             offsets = access.committed_offsets_on(set(names))
         finally:
             access.close()

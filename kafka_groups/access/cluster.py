@@ -732,6 +732,13 @@ class KafkaAccess:
             >= CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION
         )
 
+    def supports_partition_creation_time(self) -> bool:
+        """KIP-1327: does every broker speak DescribeTopicPartitions v1 (CreationTimeMs)?"""
+        return (
+            self._broker_api_version(DESCRIBE_TOPIC_PARTITIONS_API_KEY)
+            >= DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION
+        )
+
     def _admin_error(self, exc: BaseException, what: str) -> ClusterError:
         error = exc.args[0] if exc.args else exc
         code = getattr(error, "code", lambda: None)()

@@ -1,0 +1,252 @@
+"""The Kafka side of the offset-reset policies: the durable creation-time records, the facts a
+policy decides on, and turning its targets into offsets.
+
+Two compacted topics (one partition each, ``message.timestamp.type=LogAppendTime``, so every
+recorded time is the broker's clock, not a client's) keep what today's brokers do not:
+
+- :data:`GROUP_START_TOPIC`, keyed by group id: the time the project's consumer helper or
+  pipeline first created the group (the anchor of ``to_start_time``, KIP-1282). Recorded once,
+  never recomputed: a restart reads it back. The first record for a group wins; later writers
+  confirm its time, so compaction can only ever keep that time.
+- :data:`PARTITION_CREATION_TOPIC`, keyed by ``topic:partition``: when ``kafka-topics --create``
+  or ``--alter --partitions`` created the partition (the age ``latest`` with a max age needs,
+  KIP-1327), with the topic id, so a topic deleted and created again elsewhere has no age.
+
+Where the broker reports these times itself (ConsumerGroupDescribe v2, DescribeTopicPartitions
+v1), the broker wins.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kafka_groups.access.cluster import KafkaAccess
+from kafka_groups.access.config import librdkafka_config
+from kafka_groups.core.describe import TopicPartition
+from kafka_groups.core.policy import AtTime, PartitionFacts, Resolver, Target
+from kafka_groups.errors import ClusterError
+from kafka_groups.settings import ConnectionSettings
+
+GROUP_START_TOPIC = "_kgt_group_start_times"
+PARTITION_CREATION_TOPIC = "_kgt_partition_creation_times"
+_READER_GROUP = "kafka-group-tools-registry-reader"  # assign() only: it never joins or commits
+_TOPIC_CONFIG = {"cleanup.policy": "compact", "message.timestamp.type": "LogAppendTime"}
+_TOPIC_ALREADY_EXISTS = 36
+
+
+@dataclass(frozen=True)
+class _Record:
+    key: str
+    value: dict[str, Any]
+    timestamp_ms: int
+
+
+class CreationRegistry:
+    """Reads and writes the two creation-time topics of one cluster."""
+
+    def __init__(self, settings: ConnectionSettings) -> None:
+        self.settings = settings
+
+    def _config(self) -> dict[str, Any]:
+        config = librdkafka_config(self.settings)
+        config["logger"] = logging.getLogger("kafka_groups.librdkafka")
+        return config
+
+    def _ensure_topic(self, name: str) -> None:
+        from confluent_kafka import KafkaException
+        from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+
+        admin = AdminClient(self._config())
+        futures = admin.create_topics(
+            [NewTopic(name, num_partitions=1, replication_factor=-1, config=_TOPIC_CONFIG)],
+            request_timeout=self.settings.timeout_s,
+        )
+        try:
+            futures[name].result()
+        except KafkaException as exc:
+            if exc.args[0].code() != _TOPIC_ALREADY_EXISTS:
+                raise ClusterError(f"creating {name} failed: {exc.args[0].str()}") from None
+
+    def _write(self, topic: str, records: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        from confluent_kafka import Producer
+
+        self._ensure_topic(topic)
+        producer = Producer({**self._config(), "acks": "all", "linger.ms": 0})
+        failures: list[str] = []
+
+        def delivered(err: Any, _msg: Any) -> None:
+            if err is not None:
+                failures.append(err.str())
+
+        for key, value in records:
+            producer.produce(topic, key=key.encode(), value=json.dumps(value).encode(), on_delivery=delivered)
+        left = producer.flush(self.settings.timeout_s)
+        if left or failures:
+            raise ClusterError(f"writing to {topic} failed: {failures[0] if failures else 'timed out'}")
+
+    def _read(self, topic: str) -> list[_Record]:
+        """Every record of the topic, oldest first (empty when the topic does not exist)."""
+        from confluent_kafka import Consumer, KafkaException
+        from confluent_kafka import TopicPartition as ConfluentTP
+
+        consumer = Consumer(
+            {
+                **self._config(),
+                "group.id": _READER_GROUP,
+                "enable.auto.commit": False,
+                "enable.partition.eof": True,
+            }
+        )
+        try:
+            metadata = consumer.list_topics(topic, timeout=self.settings.timeout_s)
+            found = metadata.topics.get(topic)
+            if found is None or found.error is not None:
+                return []
+            tp = ConfluentTP(topic, 0)
+            try:
+                low, high = consumer.get_watermark_offsets(tp, timeout=self.settings.timeout_s)
+            except KafkaException as exc:
+                raise ClusterError(f"reading {topic} failed: {exc.args[0].str()}") from None
+            records: list[_Record] = []
+            if high is None or low is None or high <= low:
+                return records
+            consumer.assign([ConfluentTP(topic, 0, low)])
+            deadline = time.monotonic() + self.settings.timeout_s
+            while time.monotonic() < deadline:
+                message = consumer.poll(max(deadline - time.monotonic(), 0.01))
+                if message is None:
+                    continue
+                error = message.error()
+                if error is not None:
+                    if error.code() == -191:  # _PARTITION_EOF
+                        return records
+                    raise ClusterError(f"reading {topic} failed: {error.str()}")
+                key, value, offset = message.key(), message.value(), message.offset()
+                if key is not None and value is not None:  # a tombstone removes nothing we rely on
+                    records.append(_Record(key.decode(), json.loads(value), message.timestamp()[1]))
+                if offset is not None and offset >= high - 1:
+                    return records
+            raise ClusterError(f"reading {topic} timed out after {self.settings.timeout_ms} ms")
+        finally:
+            consumer.close()
+
+    # -- group start times (KIP-1282 anchors) ---------------------------------------------
+    def group_start_time(self, group: str) -> int | None:
+        return _first_start(self._read(GROUP_START_TOPIC), group)
+
+    def record_group_start(self, group: str) -> int:
+        """The group's start time, recording it now (the broker's clock) when none is yet."""
+        existing = self.group_start_time(group)
+        if existing is not None:
+            return existing
+        self._write(GROUP_START_TOPIC, [(group, {"group": group})])
+        anchored = self.group_start_time(group)
+        if anchored is None:
+            raise ClusterError(f"the start time of group '{group}' was written but cannot be read back")
+        # Confirm the winning time under the same key, so compaction keeps it.
+        self._write(GROUP_START_TOPIC, [(group, {"group": group, "start_time_ms": anchored})])
+        return anchored
+
+    # -- partition creation times (KIP-1327) ----------------------------------------------
+    def record_partitions(self, created: Mapping[str, tuple[str, Iterable[int]]]) -> None:
+        """topic -> (topic id, the partitions just created), all in one write."""
+        self._write(
+            PARTITION_CREATION_TOPIC,
+            [
+                (f"{topic}:{p}", {"topic": topic, "partition": p, "topic_id": topic_id})
+                for topic, (topic_id, partitions) in created.items()
+                for p in partitions
+            ],
+        )
+
+    def partition_creation_times(self, topic_ids: Mapping[str, str]) -> dict[TopicPartition, int]:
+        """topic -> its current id in; (topic, partition) -> creation time out, for the
+        partitions recorded under that same topic id."""
+        found: dict[TopicPartition, int] = {}
+        for record in self._read(PARTITION_CREATION_TOPIC):
+            topic = str(record.value.get("topic"))
+            if topic in topic_ids and record.value.get("topic_id") == topic_ids[topic]:
+                found[(topic, int(record.value["partition"]))] = record.timestamp_ms
+        return found
+
+
+def _first_start(records: list[_Record], group: str) -> int | None:
+    for record in records:
+        if record.key == group:
+            confirmed = record.value.get("start_time_ms")
+            return int(confirmed) if confirmed is not None else record.timestamp_ms
+    return None
+
+
+# -- facts and offsets --------------------------------------------------------------------
+def broker_group_creation_time(access: KafkaAccess, group: str) -> int | None:
+    """KIP-1282: the broker's creation time for the group, where the broker records it."""
+    if not access.supports_group_creation_time():
+        return None
+    described, _ = access.describe_groups_detailed([group])
+    created = described[group].creation_time_ms if group in described else None
+    return created if created is not None and created >= 0 else None
+
+
+def partition_ages(
+    access: KafkaAccess, registry: CreationRegistry, topics: set[str]
+) -> dict[TopicPartition, int]:
+    """Creation time per partition of ``topics``: the broker's where it reports one (KIP-1327),
+    else the registry's record for the topic's current id."""
+    layout, live = access.topic_layout()
+    present = {t: layout[t] for t in topics if t in layout}
+    found: dict[TopicPartition, int] = {}
+    if access.supports_partition_creation_time():
+        states, _ = access.describe_topics({t: count for t, (count, _) in present.items()}, live)
+        for topic, state in states.items():
+            for p in state.partitions:
+                if p.creation_time_ms is not None and p.creation_time_ms >= 0:
+                    found[(topic, p.partition)] = p.creation_time_ms
+    if any((t, p) not in found for t, (count, _) in present.items() for p in range(count)):
+        recorded = registry.partition_creation_times({t: tid for t, (_, tid) in present.items()})
+        for tp, created in recorded.items():
+            found.setdefault(tp, created)
+    return found
+
+
+def gather_facts(
+    access: KafkaAccess,
+    committed: Mapping[TopicPartition, int],
+    partitions: set[TopicPartition],
+    created: Mapping[TopicPartition, int] | None = None,
+) -> dict[TopicPartition, PartitionFacts]:
+    """Log bounds for ``partitions`` (one batched ListOffsets of each kind)."""
+    ends, starts = access.log_offsets(partitions, earliest=True, latest=True)
+    facts: dict[TopicPartition, PartitionFacts] = {}
+    for tp in partitions:
+        end, start = ends.get(tp), starts.get(tp)
+        if end is None or start is None:
+            raise ClusterError(f"{tp[0]}-{tp[1]} has no leader; its offsets cannot be read")
+        facts[tp] = PartitionFacts(committed.get(tp), start, end, (created or {}).get(tp))
+    return facts
+
+
+def resolve_offsets(
+    access: KafkaAccess, resolver: Resolver, facts: Mapping[TopicPartition, PartitionFacts], now_ms: int
+) -> tuple[dict[TopicPartition, int], dict[TopicPartition, Target]]:
+    """The start offset of each partition under the policy, and the target behind it.
+    Timestamp targets are looked up together, one ListOffsets per distinct instant."""
+    targets = {tp: resolver.target(tp, f, now_ms) for tp, f in facts.items()}
+    by_time: dict[int, set[TopicPartition]] = {}
+    for tp, target in targets.items():
+        if isinstance(target, AtTime):
+            by_time.setdefault(target.timestamp_ms, set()).add(tp)
+    found: dict[TopicPartition, int | None] = {}
+    for at, tps in by_time.items():
+        found.update(access.offsets_for_time(tps, at))
+    offsets = {tp: resolver.settle(target, found.get(tp), facts[tp]) for tp, target in targets.items()}
+    return offsets, targets
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)

@@ -1,0 +1,270 @@
+"""The offset-reset policies on the real broker, through the consumer helper.
+
+Counts what each policy delivers when partitions are added and written to before the group
+notices them, when the log is truncated under a committed offset, and when a consumer restarts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+import pytest
+
+from kafka_groups.policy import (
+    GroupCreationTimeNotAvailable,
+    OffsetOutOfRange,
+    Policy,
+    PolicyConsumer,
+)
+from tests.kafka_helpers import (
+    add_partitions,
+    commit_offsets,
+    consume_and_commit,
+    create_topic,
+    delete_records_before,
+    produce_n,
+    unique,
+)
+
+Seen = set[tuple[str, int, int]]
+
+
+def _consumer(bootstrap: str, group: str, policy: Policy, protocol: str = "classic") -> PolicyConsumer:
+    config: dict[str, object] = {
+        "bootstrap.servers": bootstrap,
+        "group.id": group,
+        "group.protocol": protocol,
+        "enable.auto.commit": True,
+        "auto.commit.interval.ms": 500,
+        "topic.metadata.refresh.interval.ms": 1000,
+    }
+    if protocol == "classic":
+        config.update({"session.timeout.ms": 10000, "heartbeat.interval.ms": 1000})
+    return PolicyConsumer(config, policy)
+
+
+def _drain(
+    consumers: dict[str, PolicyConsumer], seen: dict[str, Seen], partitions: int, idle: float = 2.0
+) -> None:
+    """Poll every consumer until each holds ``partitions`` partitions and none got a record
+    for ``idle`` seconds."""
+    deadline = time.monotonic() + 90
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline:
+        got = False
+        for name, consumer in consumers.items():
+            message = consumer.poll(0.05)
+            if message is not None and message.error() is None:
+                seen[name].add((message.topic(), message.partition(), message.offset()))
+                got = True
+        if got:
+            quiet_since = time.monotonic()
+        ready = all(len(c.assignment()) == partitions for c in consumers.values())
+        if ready and time.monotonic() - quiet_since > idle:
+            return
+    sizes = {n: len(c.assignment()) for n, c in consumers.items()}
+    raise TimeoutError(f"the consumers did not settle on {partitions} partitions: {sizes}")
+
+
+def _offsets(seen: Seen, topic: str, partition: int) -> list[int]:
+    return sorted(o for t, p, o in seen if t == topic and p == partition)
+
+
+def _close(consumers: Iterable[PolicyConsumer]) -> None:
+    for consumer in consumers:
+        consumer.close()
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+def test_partition_expansion_loses_nothing_with_to_start_time_and_max_age(broker, ours, protocol):
+    """History before the groups start, records while they run, then two partitions added by
+    `kafka-topics --alter` and written to before the groups notice them."""
+    topic = create_topic(broker.bootstrap, unique("expand"), partitions=2)  # no recorded age
+    produce_n(broker.bootstrap, topic, {0: 20, 1: 20})  # history, older than every group
+    policies = {
+        "latest": Policy.parse("latest"),
+        "to_start_time": Policy.parse("to_start_time"),
+        "latest+max_age": Policy.parse("latest", max_age="PT10M"),
+        "earliest": Policy.parse("earliest"),
+    }
+    consumers = {
+        n: _consumer(broker.bootstrap, unique(f"expand-{protocol}"), p, protocol) for n, p in policies.items()
+    }
+    seen: dict[str, Seen] = {n: set() for n in consumers}
+    try:
+        for consumer in consumers.values():
+            consumer.subscribe([topic])
+        _drain(consumers, seen, 2)
+        produce_n(broker.bootstrap, topic, {0: 10, 1: 10})
+        _drain(consumers, seen, 2)
+
+        # Nobody polls while the topic grows and the new partitions fill.
+        result = ours(
+            "kafka-topics",
+            "--bootstrap-server",
+            broker.bootstrap,
+            "--alter",
+            "--topic",
+            topic,
+            "--partitions",
+            "4",
+        )
+        assert result.returncode == 0, result.stderr
+        produce_n(broker.bootstrap, topic, {2: 15, 3: 15})
+        _drain(consumers, seen, 4)
+        produce_n(broker.bootstrap, topic, {0: 5, 1: 5, 2: 5, 3: 5})
+        _drain(consumers, seen, 4)
+    finally:
+        _close(consumers.values())
+
+    counts = {n: len(s) for n, s in seen.items()}
+    lost = {n: sum(1 for p in (2, 3) for o in range(15) if (topic, p, o) not in s) for n, s in seen.items()}
+    print(f"\n{protocol}: delivered {counts}, lost from the new partitions {lost}")
+    # Plain latest skips every record written to the new partitions before it saw them.
+    assert lost["latest"] == 30
+    assert counts["latest"] == 20 + 20
+    # The start time and the max age both start the new partitions at their first record
+    # and, like latest, skip the history written before the group existed.
+    for name in ("to_start_time", "latest+max_age"):
+        assert lost[name] == 0
+        assert counts[name] == 20 + 30 + 20
+        assert _offsets(seen[name], topic, 0) == list(range(20, 35))
+    # Earliest loses nothing either, but reads the whole history again.
+    assert lost["earliest"] == 0
+    assert counts["earliest"] == 40 + 20 + 30 + 20
+
+
+def test_restarted_consumer_keeps_the_group_start_time(broker):
+    topic = create_topic(broker.bootstrap, unique("restart"), partitions=1)
+    group = unique("restart")
+    policy = Policy.parse("to_start_time")
+    first = _consumer(broker.bootstrap, group, policy)
+    seen: dict[str, Seen] = {"first": set()}
+    try:
+        first.subscribe([topic])
+        produce_n(broker.bootstrap, topic, {0: 5})
+        _drain({"first": first}, seen, 1)
+        anchor = first.group_start_ms
+    finally:
+        first.close()  # commits what was read (auto commit)
+    assert anchor is not None and len(seen["first"]) == 5
+
+    time.sleep(1.5)  # a start time computed again on restart would now be later than these records
+    add_partitions(broker.bootstrap, topic, 2)  # by another tool: no recorded partition age
+    produce_n(broker.bootstrap, topic, {0: 3, 1: 7})
+    second = _consumer(broker.bootstrap, group, policy)
+    seen["second"] = set()
+    try:
+        second.subscribe([topic])
+        _drain({"second": second}, seen, 2)
+        assert second.group_start_ms == anchor
+    finally:
+        second.close()
+    assert _offsets(seen["second"], topic, 0) == [5, 6, 7]
+    assert _offsets(seen["second"], topic, 1) == list(range(7))
+    reasons = {(d.partition, d.reason) for d in second.decisions}
+    assert (0, "committed") in reasons and (1, "no committed offset; to_start_time") in reasons
+
+
+def test_truncation_below_the_committed_offset(broker):
+    """The log start moves past the groups' committed offset 10 (delete-records before 30)."""
+    topic = create_topic(broker.bootstrap, unique("truncate"), partitions=1)
+    policies = {
+        "nearest": Policy.parse("latest", invalid="nearest"),
+        "to_start_time": Policy.parse("to_start_time"),
+        "latest": Policy.parse("latest"),
+    }
+    groups = {n: unique(f"truncate-{n}") for n in policies}
+    for name, policy in policies.items():  # each group is created (and anchored) before the records
+        consumer = _consumer(broker.bootstrap, groups[name], policy)
+        try:
+            consumer.subscribe([topic])
+            _drain({name: consumer}, {name: set()}, 1, idle=0.5)
+        finally:
+            consumer.close()
+    produce_n(broker.bootstrap, topic, {0: 50})
+    for group in groups.values():
+        commit_offsets(broker.bootstrap, group, {(topic, 0): 10})
+    delete_records_before(broker.bootstrap, topic, 0, 30)
+    produce_n(broker.bootstrap, topic, {0: 10})
+
+    consumers = {n: _consumer(broker.bootstrap, groups[n], p) for n, p in policies.items()}
+    seen: dict[str, Seen] = {n: set() for n in consumers}
+    try:
+        for consumer in consumers.values():
+            consumer.subscribe([topic])
+        _drain(consumers, seen, 1)
+    finally:
+        _close(consumers.values())
+    # Every surviving record after the group's start, and nothing twice.
+    assert _offsets(seen["nearest"], topic, 0) == list(range(30, 60))
+    assert _offsets(seen["to_start_time"], topic, 0) == list(range(30, 60))
+    # Plain latest skips the 30 surviving records.
+    assert seen["latest"] == set()
+
+
+def test_position_truncated_while_consuming_goes_to_the_nearest_offset(broker):
+    topic = create_topic(broker.bootstrap, unique("running"), partitions=1)
+    produce_n(broker.bootstrap, topic, {0: 40})
+    consumer = _consumer(broker.bootstrap, unique("running"), Policy.parse("earliest", invalid="nearest"))
+    from confluent_kafka import TopicPartition
+
+    offsets: list[int] = []
+    try:
+        consumer.subscribe([topic])
+        deadline = time.monotonic() + 60
+        while len(offsets) < 40 and time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            if message is not None and message.error() is None:
+                offsets.append(message.offset())
+        assert offsets == list(range(40))
+        delete_records_before(broker.bootstrap, topic, 0, 25)
+        produce_n(broker.bootstrap, topic, {0: 5})
+        consumer.seek(TopicPartition(topic, 0, 10))  # the position now lies below the log start
+        offsets.clear()
+        deadline = time.monotonic() + 60
+        while len(offsets) < 20 and time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            if message is not None and message.error() is None:
+                offsets.append(message.offset())
+    finally:
+        consumer.close()
+    assert offsets == list(range(25, 45))
+    assert any("nearest" in d.reason for d in consumer.decisions)
+
+
+def test_on_start_policies_refuse_an_out_of_range_offset(broker):
+    """KIP-842: latest_on_start / earliest_on_start only choose a first position."""
+    topic = create_topic(broker.bootstrap, unique("onstart"), partitions=1)
+    produce_n(broker.bootstrap, topic, {0: 20})
+    group = unique("onstart")
+    commit_offsets(broker.bootstrap, group, {(topic, 0): 5})
+    delete_records_before(broker.bootstrap, topic, 0, 10)
+    consumer = _consumer(broker.bootstrap, group, Policy.parse("latest_on_start"))
+    try:
+        consumer.subscribe([topic])
+        with pytest.raises(OffsetOutOfRange, match="outside the log"):
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                consumer.poll(0.2)
+    finally:
+        consumer.close()
+
+
+def test_to_start_time_without_an_anchor_is_an_error(broker):
+    """A group created by another consumer has no recorded start; the policy does not guess."""
+    topic = create_topic(broker.bootstrap, unique("noanchor"), partitions=1)
+    produce_n(broker.bootstrap, topic, {0: 3})
+    group = unique("noanchor")
+    assert consume_and_commit(broker.bootstrap, group, [topic], 3) == 3
+    add_partitions(broker.bootstrap, topic, 2)
+    consumer = _consumer(broker.bootstrap, group, Policy.parse("to_start_time"))
+    try:
+        with pytest.raises(GroupCreationTimeNotAvailable, match=group):
+            consumer.subscribe([topic])
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                consumer.poll(0.2)
+    finally:
+        consumer.close()
