@@ -645,6 +645,48 @@ class KafkaAccess:
                 outcome[group] = _error_text(exc)
         return outcome
 
+    def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:
+        """The group's committed offsets with the metadata string each was committed with."""
+        from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
+
+        future = self._admin.list_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions(group_id)], request_timeout=self.settings.timeout_s
+        )[group_id]
+        try:
+            listed = future.result()
+        except KafkaException as exc:
+            raise self._admin_error(exc, f"fetching the committed offsets of '{group_id}'") from None
+        return {
+            (tp.topic, tp.partition): (tp.offset, tp.metadata or "")
+            for tp in listed.topic_partitions
+            if tp.offset >= 0 and tp.error is None
+        }
+
+    def commit_offsets(self, group_id: str, offsets: dict[TopicPartition, tuple[int, str]]) -> None:
+        """Commit (offset, metadata) per partition, in one request, for a group without
+        members; every partition must take its offset."""
+        from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
+        from confluent_kafka import TopicPartition as ConfluentTP
+
+        if not offsets:
+            return
+        request = ConsumerGroupTopicPartitions(
+            group_id, [ConfluentTP(t, p, o, m) for (t, p), (o, m) in sorted(offsets.items())]
+        )
+        future = self._admin.alter_consumer_group_offsets([request], request_timeout=self.settings.timeout_s)[
+            group_id
+        ]
+        try:
+            result = future.result()
+        except KafkaException as exc:
+            raise self._admin_error(exc, f"committing the offsets of '{group_id}'") from None
+        failed = [tp for tp in result.topic_partitions if tp.error is not None]
+        if failed:
+            raise ClusterError(
+                f"committing the offsets of '{group_id}' failed on {failed[0].topic}-{failed[0].partition}: "
+                f"{failed[0].error}"
+            )
+
     def _alter_offsets_protocol(self, plans: dict[str, dict[TopicPartition, int]]) -> dict[str, str | None]:
         from kafka.errors import KafkaError
         from kafka.structs import OffsetAndMetadata

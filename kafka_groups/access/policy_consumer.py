@@ -24,8 +24,8 @@ from typing import Any
 from kafka_groups.access.cluster import KafkaAccess
 from kafka_groups.access.policy_io import (
     CreationRegistry,
-    broker_group_creation_time,
     gather_facts,
+    group_resolver,
     now_ms,
     partition_ages,
     resolve_offsets,
@@ -82,13 +82,7 @@ class PolicyConsumer:
     # -- the group's start time --------------------------------------------------------------
     def _group_resolver(self) -> Resolver:
         if self._resolver is None:
-            start = broker_group_creation_time(self._access, self.group)
-            if start is None:
-                start = self._registry.group_start_time(self.group)
-            if start is None and not self._access.committed_offsets([self.group]).get(self.group):
-                # No offsets and no recorded start: this consumer is creating the group.
-                start = self._registry.record_group_start(self.group)
-            self._resolver = Resolver(self.policy, self.group, start)
+            self._resolver = group_resolver(self._access, self._registry, self.policy, self.group)
         return self._resolver
 
     @property

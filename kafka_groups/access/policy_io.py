@@ -28,7 +28,7 @@ from typing import Any
 from kafka_groups.access.cluster import KafkaAccess
 from kafka_groups.access.config import librdkafka_config
 from kafka_groups.core.describe import TopicPartition
-from kafka_groups.core.policy import AtTime, PartitionFacts, Resolver, Target
+from kafka_groups.core.policy import AtTime, PartitionFacts, Policy, Resolver, Target
 from kafka_groups.errors import ClusterError
 from kafka_groups.settings import ConnectionSettings
 
@@ -184,6 +184,18 @@ def _first_start(records: list[_Record], group: str) -> int | None:
 
 
 # -- facts and offsets --------------------------------------------------------------------
+def group_resolver(access: KafkaAccess, registry: CreationRegistry, policy: Policy, group: str) -> Resolver:
+    """The policy bound to the group's start time: the broker's when it records one, else the
+    recorded one; a group with no committed offsets and no record is being created now, so
+    its start is recorded now (once: later runs and restarts read it back)."""
+    start = broker_group_creation_time(access, group)
+    if start is None:
+        start = registry.group_start_time(group)
+    if start is None and not access.committed_offsets([group]).get(group):
+        start = registry.record_group_start(group)
+    return Resolver(policy, group, start)
+
+
 def broker_group_creation_time(access: KafkaAccess, group: str) -> int | None:
     """KIP-1282: the broker's creation time for the group, where the broker records it."""
     if not access.supports_group_creation_time():

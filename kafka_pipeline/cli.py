@@ -1,0 +1,97 @@
+"""``kafka-to-parquet``: land Kafka topics in Parquet, with progress kept in a consumer group."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import typer
+
+from kafka_groups.cli.runner import run_tool
+
+PROG = "kafka-to-parquet"
+
+app = typer.Typer(add_completion=False, context_settings={"help_option_names": ["-h", "--help"]})
+
+
+@app.command()
+def main_command(
+    topic: Annotated[list[str], typer.Option("--topic", help="A topic to land (repeat for several).")],
+    group: Annotated[str, typer.Option("--group", help="The consumer group that keeps the progress.")],
+    output: Annotated[
+        str, typer.Option("--output", help="The output path (any Hadoop path: /dir, file:, hdfs:).")
+    ],
+    bootstrap_server: Annotated[
+        str | None,
+        typer.Option("--bootstrap-server", help="The Kafka cluster (or KAFKA_BOOTSTRAP_SERVERS)."),
+    ] = None,
+    policy: Annotated[
+        str,
+        typer.Option(
+            "--policy",
+            help="Where partitions without a committed offset start: earliest, latest, to_start_time, "
+            "by_duration:<ISO-8601>, earliest_on_start, latest_on_start or none.",
+        ),
+    ] = "earliest",
+    max_age: Annotated[
+        str | None,
+        typer.Option(
+            "--max-age",
+            help="With --policy latest: partitions younger than this (e.g. PT10M) start at their "
+            "earliest offset.",
+        ),
+    ] = None,
+    invalid: Annotated[
+        str,
+        typer.Option(
+            "--invalid",
+            help="For a committed offset outside the log: same, nearest, earliest, latest or none.",
+        ),
+    ] = "same",
+    master: Annotated[
+        str | None,
+        typer.Option(
+            "--master", help="The Spark master (default local[*]; spark-submit's own when submitted)."
+        ),
+    ] = None,
+    command_config: Annotated[
+        str | None, typer.Option("--command-config", help="Java client properties, as for the Apache tools.")
+    ] = None,
+    timeout: Annotated[int, typer.Option("--timeout", help="Kafka request timeout, ms.")] = 30000,
+    debug: Annotated[bool, typer.Option("--debug", help="Tracebacks and client logs.")] = False,
+) -> None:
+    """Land new records of the topics in Parquet: from the group's committed offsets (or where the
+    policy says) to the current end, then commit. `kafka-consumer-groups --describe --group G`
+    shows the lag; `--reset-offsets ... --execute` makes the next run land from there again.
+
+    Example: kafka-to-parquet --bootstrap-server localhost:9092 --topic orders --group orders-landing
+    --output /data/orders
+    """
+    from kafka_groups.core.policy import Policy
+    from kafka_groups.settings import resolve_settings
+    from kafka_pipeline.job import LandingRequest, land
+    from kafka_pipeline.report import print_report
+
+    parsed = Policy.parse(policy, invalid, max_age)
+    settings = resolve_settings(bootstrap_server, command_config, timeout, debug)
+    request = LandingRequest(settings, tuple(dict.fromkeys(topic)), group, parsed, output)
+    from kafka_pipeline.job import spark_session
+
+    spark = spark_session(master)
+    if not debug:
+        spark.sparkContext.setLogLevel("ERROR")
+    print_report(land(request, spark))
+
+
+def load_app() -> Any:
+    return app
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    sys.exit(run_tool(PROG, args, (), lambda a: tuple(a), load_app))
+
+
+if __name__ == "__main__":
+    main()

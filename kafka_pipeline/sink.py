@@ -1,0 +1,89 @@
+"""The Parquet sink: published ranges, staging, and atomic publication.
+
+Layout under the output path (Hive style, so ``spark.read.parquet(path)`` finds every record)::
+
+    topic=<topic>/partition=<p>/offsets=<start>-<end>/part-*.parquet   published ranges
+    _staging/<run id>/...                                              a run's unpublished files
+    _superseded/<run id>/topic=<topic>/partition=<p>/offsets=...      ranges a reset replaced
+
+Spark skips paths that start with ``_`` when it reads the output. Publication is one directory
+rename per range through Hadoop's FileSystem API, so the same code works on a local path
+(``file:``) and on HDFS, where a rename is atomic. On object stores without atomic renames
+(S3A), a range can be seen half-moved while a run publishes; the guarantee is then only as
+strong as the store's rename.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kafka_pipeline.plan import Range
+
+_RANGE = re.compile(r"offsets=(\d+)-(\d+)")
+TopicPartition = tuple[str, int]
+
+
+class Sink:
+    def __init__(self, spark: Any, root: str) -> None:
+        self.spark = spark
+        jvm = spark.sparkContext._jvm
+        self._Path = jvm.org.apache.hadoop.fs.Path
+        self.root = self._Path(root)
+        self.fs = self.root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+        self.fs.mkdirs(self.root)
+        self.uri = self.fs.makeQualified(self.root).toString()
+
+    def _children(self, path: Any) -> list[Any]:
+        if not self.fs.exists(path):
+            return []
+        return [s.getPath() for s in self.fs.listStatus(path) if s.isDirectory()]
+
+    def range_path(self, tp: TopicPartition, published: Range) -> Any:
+        return self._Path(
+            self.root, f"topic={tp[0]}/partition={tp[1]}/offsets={published.start}-{published.end}"
+        )
+
+    def staging(self, run_id: str) -> str:
+        return str(self._Path(self.root, f"_staging/{run_id}").toString())
+
+    def published(self, topics: set[str]) -> dict[TopicPartition, list[Range]]:
+        """The published ranges of each partition of ``topics``."""
+        found: dict[TopicPartition, list[Range]] = {}
+        for topic in sorted(topics):
+            for partition_dir in self._children(self._Path(self.root, f"topic={topic}")):
+                name = partition_dir.getName()
+                if not name.startswith("partition="):
+                    continue
+                tp = (topic, int(name.removeprefix("partition=")))
+                for range_dir in self._children(partition_dir):
+                    m = _RANGE.fullmatch(range_dir.getName())
+                    if m:
+                        found.setdefault(tp, []).append(Range(int(m[1]), int(m[2])))
+        return found
+
+    def clear_staging(self) -> None:
+        """Files a stopped run left unpublished; no range refers to them."""
+        self.fs.delete(self._Path(self.root, "_staging"), True)
+
+    def publish(self, staged: str, tp: TopicPartition, landed: Range) -> None:
+        """Move a staged directory into place as ``landed`` (replacing an unpublished copy)."""
+        target = self.range_path(tp, landed)
+        if self.fs.exists(target):  # published by a run that stopped before committing
+            self.fs.delete(self._Path(staged), True)
+            return
+        self.fs.mkdirs(target.getParent())
+        if not self.fs.rename(self._Path(staged), target):
+            raise OSError(f"could not publish {staged} as {target.toString()}")
+
+    def supersede(self, run_id: str, tp: TopicPartition, old: Range) -> None:
+        source = self.range_path(tp, old)
+        target = self._Path(
+            self.root, f"_superseded/{run_id}/topic={tp[0]}/partition={tp[1]}/offsets={old.start}-{old.end}"
+        )
+        self.fs.mkdirs(target.getParent())
+        if not self.fs.rename(source, target):
+            raise OSError(f"could not move {source.toString()} aside")
+
+    def exists(self, tp: TopicPartition, published: Range) -> bool:
+        return bool(self.fs.exists(self.range_path(tp, published)))
