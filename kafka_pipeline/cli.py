@@ -76,12 +76,7 @@ def main_command(
     parsed = Policy.parse(policy, invalid, max_age)
     settings = resolve_settings(bootstrap_server, command_config, timeout, debug)
     request = LandingRequest(settings, tuple(dict.fromkeys(topic)), group, parsed, output)
-    from kafka_pipeline.job import spark_session
-
-    spark = spark_session(master)
-    if not debug:
-        spark.sparkContext.setLogLevel("ERROR")
-    print_report(land(request, spark))
+    print_report(land(request, master=master))
 
 
 def load_app() -> Any:

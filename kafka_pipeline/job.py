@@ -59,7 +59,9 @@ def spark_session(master: str | None = None, app_name: str = "kafka-to-parquet")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
     )
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
 
 
 @dataclass(frozen=True)
@@ -92,10 +94,11 @@ class LandingReport:
         return sum(p.end - p.start for p in self.partitions)
 
 
-def land(request: LandingRequest, spark: Any | None = None) -> LandingReport:
+def land(request: LandingRequest, spark: Any | None = None, master: str | None = None) -> LandingReport:
+    """One run. Without ``spark``, a session starts once the Kafka side has checked out."""
     access = KafkaAccess(request.settings)
     try:
-        return _land(request, access, spark or spark_session())
+        return _land(request, access, spark, master)
     finally:
         access.close()
 
@@ -108,11 +111,11 @@ def _partitions(access: KafkaAccess, topics: tuple[str, ...]) -> set[TopicPartit
     return {(t, p) for t, leaders in found.items() for p in leaders}
 
 
-def _land(request: LandingRequest, access: KafkaAccess, spark: Any) -> LandingReport:
+def _land(request: LandingRequest, access: KafkaAccess, spark: Any, master: str | None) -> LandingReport:
     run_id = f"{now_ms()}-{uuid.uuid4().hex[:8]}"
     registry = CreationRegistry(request.settings)
-    resolver = group_resolver(access, registry, request.policy, request.group)
     partitions = _partitions(access, request.topics)
+    resolver = group_resolver(access, registry, request.policy, request.group)
     committed = {tp: v for tp, v in access.committed_with_metadata(request.group).items() if tp in partitions}
     created = (
         partition_ages(access, registry, set(request.topics)) if request.policy.needs_partition_age else None
@@ -120,6 +123,7 @@ def _land(request: LandingRequest, access: KafkaAccess, spark: Any) -> LandingRe
     facts = gather_facts(access, {tp: c[0] for tp, c in committed.items()}, partitions, created)
     starts, targets = resolve_offsets(access, resolver, facts, now_ms())
 
+    spark = spark or spark_session(master)
     sink = Sink(spark, request.output)
     sink.clear_staging()
     published = sink.published(set(request.topics))
@@ -133,6 +137,7 @@ def _land(request: LandingRequest, access: KafkaAccess, spark: Any) -> LandingRe
     for tp, plan in sorted(plans.items()):
         if plan.trim is not None:
             _trim(spark, sink, run_id, tp, plan.trim, plan.start)
+            report.superseded += 1
         for old in plan.supersede:
             sink.supersede(run_id, tp, old)
             report.superseded += 1
