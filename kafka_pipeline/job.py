@@ -115,8 +115,9 @@ def _land(request: LandingRequest, access: KafkaAccess, spark: Any, master: str 
     run_id = f"{now_ms()}-{uuid.uuid4().hex[:8]}"
     registry = CreationRegistry(request.settings)
     partitions = _partitions(access, request.topics)
-    resolver = group_resolver(access, registry, request.policy, request.group)
-    committed = {tp: v for tp, v in access.committed_with_metadata(request.group).items() if tp in partitions}
+    every_offset = access.committed_with_metadata(request.group)
+    resolver = group_resolver(access, registry, request.policy, request.group, bool(every_offset))
+    committed = {tp: v for tp, v in every_offset.items() if tp in partitions}
     created = (
         partition_ages(access, registry, set(request.topics)) if request.policy.needs_partition_age else None
     )

@@ -82,7 +82,10 @@ class PolicyConsumer:
     # -- the group's start time --------------------------------------------------------------
     def _group_resolver(self) -> Resolver:
         if self._resolver is None:
-            self._resolver = group_resolver(self._access, self._registry, self.policy, self.group)
+            has_offsets = bool(self._access.committed_offsets([self.group]).get(self.group))
+            self._resolver = group_resolver(
+                self._access, self._registry, self.policy, self.group, has_offsets
+            )
         return self._resolver
 
     @property

@@ -44,6 +44,14 @@ class _Record:
     key: str
     value: dict[str, Any]
     timestamp_ms: int
+    offset: int
+
+
+@dataclass(frozen=True)
+class _Log:
+    records: list[_Record]
+    end: int  # the offset the next record gets
+    exists: bool
 
 
 class CreationRegistry:
@@ -51,6 +59,7 @@ class CreationRegistry:
 
     def __init__(self, settings: ConnectionSettings) -> None:
         self.settings = settings
+        self._group_log: _Log | None = None
 
     def _config(self) -> dict[str, Any]:
         config = librdkafka_config(self.settings)
@@ -72,50 +81,50 @@ class CreationRegistry:
             if exc.args[0].code() != _TOPIC_ALREADY_EXISTS:
                 raise ClusterError(f"creating {name} failed: {exc.args[0].str()}") from None
 
-    def _write(self, topic: str, records: Iterable[tuple[str, dict[str, Any]]]) -> None:
+    def _write(self, topic: str, records: Iterable[tuple[str, dict[str, Any]]]) -> list[tuple[int, int]]:
+        """Produce and wait; (offset, broker timestamp) of each record, in order."""
         from confluent_kafka import Producer
 
-        self._ensure_topic(topic)
         producer = Producer({**self._config(), "acks": "all", "linger.ms": 0})
         failures: list[str] = []
+        written: list[tuple[int, int]] = []
 
-        def delivered(err: Any, _msg: Any) -> None:
+        def delivered(err: Any, msg: Any) -> None:
             if err is not None:
                 failures.append(err.str())
+            else:
+                written.append((msg.offset(), msg.timestamp()[1]))
 
         for key, value in records:
             producer.produce(topic, key=key.encode(), value=json.dumps(value).encode(), on_delivery=delivered)
         left = producer.flush(self.settings.timeout_s)
         if left or failures:
             raise ClusterError(f"writing to {topic} failed: {failures[0] if failures else 'timed out'}")
+        return written
 
-    def _read(self, topic: str) -> list[_Record]:
-        """Every record of the topic, oldest first (empty when the topic does not exist)."""
+    def _read(self, topic: str, start: int | None = None, until: int | None = None) -> _Log:
+        """The topic's records from ``start`` (default: the log start) to its end, or to
+        ``until`` (inclusive), oldest first."""
         from confluent_kafka import Consumer, KafkaException
         from confluent_kafka import TopicPartition as ConfluentTP
 
-        consumer = Consumer(
-            {
-                **self._config(),
-                "group.id": _READER_GROUP,
-                "enable.auto.commit": False,
-                "enable.partition.eof": True,
-            }
-        )
+        settings = {"group.id": _READER_GROUP, "enable.auto.commit": False, "enable.partition.eof": True}
+        consumer = Consumer({**self._config(), **settings})
         try:
-            metadata = consumer.list_topics(topic, timeout=self.settings.timeout_s)
-            found = metadata.topics.get(topic)
+            found = consumer.list_topics(topic, timeout=self.settings.timeout_s).topics.get(topic)
             if found is None or found.error is not None:
-                return []
+                return _Log([], 0, exists=False)
             tp = ConfluentTP(topic, 0)
             try:
                 low, high = consumer.get_watermark_offsets(tp, timeout=self.settings.timeout_s)
             except KafkaException as exc:
                 raise ClusterError(f"reading {topic} failed: {exc.args[0].str()}") from None
+            first = low if start is None else max(start, low)
+            last = high - 1 if until is None else min(until, high - 1)
             records: list[_Record] = []
-            if high is None or low is None or high <= low:
-                return records
-            consumer.assign([ConfluentTP(topic, 0, low)])
+            if last < first:
+                return _Log(records, high, exists=True)
+            consumer.assign([ConfluentTP(topic, 0, first)])
             deadline = time.monotonic() + self.settings.timeout_s
             while time.monotonic() < deadline:
                 message = consumer.poll(max(deadline - time.monotonic(), 0.01))
@@ -124,37 +133,46 @@ class CreationRegistry:
                 error = message.error()
                 if error is not None:
                     if error.code() == -191:  # _PARTITION_EOF
-                        return records
+                        return _Log(records, high, exists=True)
                     raise ClusterError(f"reading {topic} failed: {error.str()}")
                 key, value, offset = message.key(), message.value(), message.offset()
-                if key is not None and value is not None:  # a tombstone removes nothing we rely on
-                    records.append(_Record(key.decode(), json.loads(value), message.timestamp()[1]))
-                if offset is not None and offset >= high - 1:
-                    return records
+                if key is not None and value is not None and offset is not None:  # tombstones carry nothing
+                    records.append(_Record(key.decode(), json.loads(value), message.timestamp()[1], offset))
+                if offset is not None and offset >= last:
+                    return _Log(records, high, exists=True)
             raise ClusterError(f"reading {topic} timed out after {self.settings.timeout_ms} ms")
         finally:
             consumer.close()
 
     # -- group start times (KIP-1282 anchors) ---------------------------------------------
     def group_start_time(self, group: str) -> int | None:
-        return _first_start(self._read(GROUP_START_TOPIC), group)
+        self._group_log = self._read(GROUP_START_TOPIC)
+        return _first_start(self._group_log.records, group)
 
     def record_group_start(self, group: str) -> int:
         """The group's start time, recording it now (the broker's clock) when none is yet."""
-        existing = self.group_start_time(group)
+        log = self._group_log if self._group_log is not None else self._read(GROUP_START_TOPIC)
+        existing = _first_start(log.records, group)
         if existing is not None:
             return existing
-        self._write(GROUP_START_TOPIC, [(group, {"group": group})])
-        anchored = self.group_start_time(group)
-        if anchored is None:
-            raise ClusterError(f"the start time of group '{group}' was written but cannot be read back")
-        # Confirm the winning time under the same key, so compaction keeps it.
-        self._write(GROUP_START_TOPIC, [(group, {"group": group, "start_time_ms": anchored})])
+        if not log.exists:
+            self._ensure_topic(GROUP_START_TOPIC)
+        [(offset, timestamp)] = self._write(GROUP_START_TOPIC, [(group, {"group": group})])
+        if offset == log.end:  # nothing was written since the read: this record is the first
+            return timestamp
+        # Another writer may have claimed the group in between: the first record wins, and its
+        # time is confirmed under the same key so that compaction can only keep that time.
+        between = self._read(GROUP_START_TOPIC, start=log.end, until=offset)
+        anchored = _first_start(between.records, group)
+        anchored = timestamp if anchored is None else anchored
+        if anchored != timestamp:
+            self._write(GROUP_START_TOPIC, [(group, {"group": group, "start_time_ms": anchored})])
         return anchored
 
     # -- partition creation times (KIP-1327) ----------------------------------------------
     def record_partitions(self, created: Mapping[str, tuple[str, Iterable[int]]]) -> None:
         """topic -> (topic id, the partitions just created), all in one write."""
+        self._ensure_topic(PARTITION_CREATION_TOPIC)
         self._write(
             PARTITION_CREATION_TOPIC,
             [
@@ -168,7 +186,7 @@ class CreationRegistry:
         """topic -> its current id in; (topic, partition) -> creation time out, for the
         partitions recorded under that same topic id."""
         found: dict[TopicPartition, int] = {}
-        for record in self._read(PARTITION_CREATION_TOPIC):
+        for record in self._read(PARTITION_CREATION_TOPIC).records:
             topic = str(record.value.get("topic"))
             if topic in topic_ids and record.value.get("topic_id") == topic_ids[topic]:
                 found[(topic, int(record.value["partition"]))] = record.timestamp_ms
@@ -184,14 +202,20 @@ def _first_start(records: list[_Record], group: str) -> int | None:
 
 
 # -- facts and offsets --------------------------------------------------------------------
-def group_resolver(access: KafkaAccess, registry: CreationRegistry, policy: Policy, group: str) -> Resolver:
+def group_resolver(
+    access: KafkaAccess, registry: CreationRegistry, policy: Policy, group: str, has_offsets: bool
+) -> Resolver:
     """The policy bound to the group's start time: the broker's when it records one, else the
-    recorded one; a group with no committed offsets and no record is being created now, so
-    its start is recorded now (once: later runs and restarts read it back)."""
-    start = broker_group_creation_time(access, group)
+    recorded one. A group with no committed offsets and no record is being created now, so
+    its start is recorded now, whatever the policy (once: later runs and restarts read it
+    back, and a later switch to ``to_start_time`` finds it). A group that has offsets only
+    needs its start time for ``to_start_time``."""
+    if has_offsets and not policy.needs_group_start:
+        return Resolver(policy, group, None)
+    start = broker_group_creation_time(access, group) if policy.needs_group_start else None
     if start is None:
         start = registry.group_start_time(group)
-    if start is None and not access.committed_offsets([group]).get(group):
+    if start is None and not has_offsets:
         start = registry.record_group_start(group)
     return Resolver(policy, group, start)
 

@@ -268,3 +268,73 @@ def test_to_start_time_without_an_anchor_is_an_error(broker):
                 consumer.poll(0.2)
     finally:
         consumer.close()
+
+
+def test_a_group_start_recorded_by_racing_writers_is_one_time(broker):
+    """Several consumers creating the same group at once all end up with the first record's time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kafka_groups.policy import CreationRegistry
+    from kafka_groups.settings import ConnectionSettings
+
+    group = unique("race")
+    settings = ConnectionSettings(broker.bootstrap, 30_000)
+    with ThreadPoolExecutor(4) as pool:
+        times = list(pool.map(lambda _: CreationRegistry(settings).record_group_start(group), range(4)))
+    assert len(set(times)) == 1
+    assert CreationRegistry(settings).group_start_time(group) == times[0]
+
+
+def test_kafka_topics_records_partition_creation_times(broker, ours):
+    from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.access.policy_io import partition_ages
+    from kafka_groups.policy import CreationRegistry
+    from kafka_groups.settings import ConnectionSettings
+
+    topic = unique("ages")
+    before = time.time() * 1000
+    created = ours(
+        "kafka-topics",
+        "--bootstrap-server",
+        broker.bootstrap,
+        "--create",
+        "--topic",
+        topic,
+        "--partitions",
+        "2",
+    )
+    assert created.returncode == 0 and created.stderr == "", created.stderr
+    time.sleep(1)
+    altered = ours(
+        "kafka-topics",
+        "--bootstrap-server",
+        broker.bootstrap,
+        "--alter",
+        "--topic",
+        topic,
+        "--partitions",
+        "3",
+    )
+    assert altered.returncode == 0, altered.stderr
+    after = time.time() * 1000
+    settings = ConnectionSettings(broker.bootstrap, 30_000)
+    access = KafkaAccess(settings)
+    try:
+        ages = partition_ages(access, CreationRegistry(settings), {topic})
+    finally:
+        access.close()
+    assert set(ages) == {(topic, 0), (topic, 1), (topic, 2)}
+    assert before - 1000 <= ages[(topic, 0)] == ages[(topic, 1)] < ages[(topic, 2)] <= after + 1000
+
+    # A topic deleted and created again by another tool has no recorded age (its id changed).
+    assert (
+        ours("kafka-topics", "--bootstrap-server", broker.bootstrap, "--delete", "--topic", topic).returncode
+        == 0
+    )
+    time.sleep(1)
+    create_topic(broker.bootstrap, topic, partitions=1)
+    access = KafkaAccess(settings)
+    try:
+        assert partition_ages(access, CreationRegistry(settings), {topic}) == {}
+    finally:
+        access.close()

@@ -163,3 +163,17 @@ def test_policy_text_round_trip():
     assert str(policy) == "by_duration:PT5400S, invalid offsets: nearest"
     assert str(Policy.parse("latest", max_age="PT10M")) == "latest (max age 600s)"
     assert Policy.parse("to_start_time").needs_group_start and not Policy.parse("latest").needs_group_start
+
+
+def test_the_first_record_of_a_group_start_wins():
+    from kafka_groups.access.policy_io import _first_start, _Record
+
+    records = [
+        _Record("other", {"group": "other"}, 5, 0),
+        _Record("g", {"group": "g"}, 10, 1),
+        _Record("g", {"group": "g"}, 12, 2),
+        _Record("g", {"group": "g", "start_time_ms": 10}, 13, 3),
+    ]
+    assert _first_start(records, "g") == 10
+    assert _first_start(records[3:], "g") == 10  # after compaction only the confirmation is left
+    assert _first_start(records[:1], "g") is None
