@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,8 +37,6 @@ from kafka_groups.errors import UsageError
 from kafka_groups.settings import ConnectionSettings
 from kafka_pipeline.plan import PartitionPlan, Range, own_metadata, plan_partition
 from kafka_pipeline.sink import Sink
-
-RANGE_COLUMN = "range_key"
 
 
 def connector_package(spark_version: str) -> str:
@@ -176,8 +176,6 @@ def _read_and_publish(
     run_id: str,
     landing: dict[TopicPartition, PartitionPlan],
 ) -> None:
-    from pyspark.sql import functions as F
-
     ordered = sorted(landing)
     assign: dict[str, list[int]] = {}
     starting: dict[str, dict[str, int]] = {}
@@ -194,19 +192,41 @@ def _read_and_publish(
         .option("failOnDataLoss", "true")
         .load()
     )
-    keys = F.create_map(*[F.lit(x) for i, (t, p) in enumerate(ordered) for x in (f"{t}:{p}", i)])
-    frame = frame.withColumn(
-        RANGE_COLUMN, keys[F.concat_ws(":", F.col("topic"), F.col("partition").cast("string"))]
-    )
     staging = sink.staging(run_id)
-    frame.write.mode("overwrite").partitionBy(RANGE_COLUMN).parquet(staging)
-    for i, tp in enumerate(ordered):
+    # Written as the sink lays ranges out (topic=T/partition=P), so that each staged directory
+    # is one range. Each Kafka partition is read by its own task and so writes one directory:
+    # the sort Spark plans before a partitioned write is skipped.
+    with _session_conf(
+        spark,
+        {
+            "spark.sql.optimizer.plannedWrite.enabled": "false",
+            "spark.sql.maxConcurrentOutputFileWriters": "4",
+        },
+    ):
+        frame.write.mode("overwrite").partitionBy("topic", "partition").parquet(staging)
+    for tp in ordered:
         plan = landing[tp]
-        staged = f"{staging}/{RANGE_COLUMN}={i}"
+        staged = f"{staging}/topic={tp[0]}/partition={tp[1]}"
         if not sink.fs.exists(sink._Path(staged)):
             # Nothing readable in the range (compacted away, or only transaction markers).
-            spark.createDataFrame([], frame.drop(RANGE_COLUMN).schema).write.parquet(staged)
+            spark.createDataFrame([], frame.drop("topic", "partition").schema).write.parquet(staged)
         sink.publish(staged, tp, Range(plan.start, plan.end))
+
+
+@contextmanager
+def _session_conf(spark: Any, settings: dict[str, str]) -> Iterator[None]:
+    """Session settings for one write, restored afterwards (the session may be the caller's)."""
+    before = {k: spark.conf.get(k, None) for k in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
 
 
 def _trim(spark: Any, sink: Sink, run_id: str, tp: TopicPartition, old: Range, keep_before: int) -> None:

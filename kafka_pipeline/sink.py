@@ -1,6 +1,7 @@
 """The Parquet sink: published ranges, staging, and atomic publication.
 
-Layout under the output path (Hive style, so ``spark.read.parquet(path)`` finds every record)::
+Layout under the output path (Hive style, so ``spark.read.parquet(path)`` finds every record,
+with ``topic``, ``partition`` and ``offsets`` from the directory names)::
 
     topic=<topic>/partition=<p>/offsets=<start>-<end>/part-*.parquet   published ranges
     _staging/<run id>/...                                              a run's unpublished files

@@ -30,6 +30,7 @@ from kafka_topics.describe import NO_LEADER, ConfigValue, PartitionState, Reassi
 LIST_GROUPS_API_KEY = 16
 LIST_GROUPS_TYPES_VERSION = 5  # KIP-848: ListGroups v5 carries and filters the group type
 _COORDINATOR_ATTEMPTS = 5  # tries when the group's coordinator is moving or loading
+_FEW_TOPICS = 8  # up to this many topics, metadata is asked for per topic
 _TIMEOUT_CODES = frozenset({-185, 7, -195})  # _TIMED_OUT, REQUEST_TIMED_OUT, _TRANSPORT
 
 
@@ -47,6 +48,7 @@ class KafkaAccess:
     def __init__(self, settings: ConnectionSettings) -> None:
         self.settings = settings
         self._cached_metadata: Any = None
+        self._topic_metadata: dict[str, Any] = {}  # per-topic metadata, when only a few are needed
         _quiet_client_logs(settings.debug)
         warn_unmapped(settings)
 
@@ -547,7 +549,7 @@ class KafkaAccess:
 
     def _leaders(self, partitions: set[TopicPartition]) -> dict[int, list[TopicPartition]]:
         """The partitions that exist and have a leader, by leader id (cached metadata)."""
-        metadata = self._metadata()
+        metadata = self._metadata({t for t, _ in partitions})
         leaders: dict[int, list[TopicPartition]] = defaultdict(list)
         for tp in sorted(partitions):
             topic = metadata.topics.get(tp[0])
@@ -556,8 +558,23 @@ class KafkaAccess:
                 leaders[partition.leader].append(tp)
         return leaders
 
-    def _metadata(self) -> Any:
-        """Cluster metadata, fetched once per command."""
+    def _metadata(self, topics: set[str] | None = None) -> Any:
+        """Cluster metadata, fetched once per command. With a few ``topics`` named, and no full
+        metadata at hand, only those topics are asked for (one small request each): a
+        cluster's full metadata can be thousands of partitions."""
+        if self._cached_metadata is None and topics is not None and len(topics) <= _FEW_TOPICS:
+            from types import SimpleNamespace
+
+            from confluent_kafka import KafkaException
+
+            missing = topics - set(self._topic_metadata)
+            try:
+                for name in sorted(missing):
+                    found = self._admin.list_topics(topic=name, timeout=self.settings.timeout_s)
+                    self._topic_metadata[name] = found.topics[name]
+            except KafkaException as exc:
+                raise self._unreachable(exc) from None
+            return SimpleNamespace(topics={n: self._topic_metadata[n] for n in topics})
         if self._cached_metadata is None:
             from confluent_kafka import KafkaException
 
@@ -567,13 +584,18 @@ class KafkaAccess:
                 raise self._unreachable(exc) from None
         return self._cached_metadata
 
+    def forget_metadata(self) -> None:
+        """The next read fetches metadata again (partitions may have been added)."""
+        self._cached_metadata = None
+        self._topic_metadata.clear()
+
     def partition_count(self) -> int:
         """How many partitions the cluster has (from the cached metadata)."""
         return sum(len(t.partitions) for t in self._metadata().topics.values())
 
     def topic_partitions(self, topics: set[str]) -> dict[str, dict[int, int]]:
-        """Partition -> leader id (-1: none) for each named topic that exists (one Metadata)."""
-        metadata = self._metadata()
+        """Partition -> leader id (-1: none) for each named topic that exists."""
+        metadata = self._metadata(topics)
         found: dict[str, dict[int, int]] = {}
         for name in topics:
             topic = metadata.topics.get(name)

@@ -133,7 +133,7 @@ class PolicyConsumer:
         self, wanted: set[TopicPartition], positions: dict[TopicPartition, int]
     ) -> dict[TopicPartition, int]:
         resolver = self._group_resolver()
-        self._access._cached_metadata = None  # new partitions must be visible
+        self._access.forget_metadata()  # new partitions must be visible
         created = (
             partition_ages(self._access, self._registry, {t for t, _ in wanted})
             if self.policy.needs_partition_age
