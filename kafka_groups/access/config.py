@@ -43,6 +43,7 @@ _NO_EFFECT = frozenset(
         "ssl.keystore.type",
     }
 )
+_FIRST_RECONNECT_BACKOFF_MS = 10
 _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -82,6 +83,10 @@ def librdkafka_config(settings: ConnectionSettings) -> dict[str, Any]:
             if "password" in creds:
                 config["sasl.password"] = creds["password"]
     config["bootstrap.servers"] = settings.bootstrap_servers
+    # librdkafka holds back its first connection to a broker learned from metadata for half of
+    # this (50 ms at the default 100), which every short-lived command pays once per client.
+    # The backoff still doubles up to reconnect.backoff.max.ms when a broker is down.
+    config.setdefault("reconnect.backoff.ms", _FIRST_RECONNECT_BACKOFF_MS)
     return config
 
 
