@@ -73,7 +73,6 @@ class PolicyConsumer:
         self._access = KafkaAccess(self.settings)
         self._registry = CreationRegistry(self.settings)
         self._resolver: Resolver | None = None
-        self._topics: list[str] = []
         # The next offset each partition fetches: what an out-of-range error is about
         # (librdkafka no longer reports a position once the fetch failed).
         self._positions: dict[TopicPartition, int] = {}
@@ -101,7 +100,6 @@ class PolicyConsumer:
         on_lost: Callback | None = None,
     ) -> None:
         self._group_resolver()  # records the start before the group's first commit can exist
-        self._topics = list(topics)
 
         def assigned(consumer: Any, partitions: list[Any]) -> None:
             self._start_partitions(partitions)
