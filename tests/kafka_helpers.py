@@ -40,6 +40,21 @@ def add_partitions(bootstrap: str, name: str, total: int) -> None:
     _wait_for_partitions(bootstrap, name, total)
 
 
+def grow_with_ours(ours, bootstrap: str, name: str, total: int) -> None:
+    """Add partitions with our `kafka-topics --alter`, which records when they were created."""
+    result = ours(
+        "kafka-topics",
+        "--bootstrap-server",
+        bootstrap,
+        "--alter",
+        "--topic",
+        name,
+        "--partitions",
+        str(total),
+    )
+    assert result.returncode == 0, result.stderr
+
+
 def _wait_for_partitions(bootstrap: str, name: str, partitions: int, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     client = admin(bootstrap)

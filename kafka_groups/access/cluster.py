@@ -481,6 +481,19 @@ class KafkaAccess:
                 }
                 for group, offsets in raw.items()
             }
+        return {
+            group: {(tp.topic, tp.partition): Committed(tp.offset, tp.leader_epoch) for tp in listed}
+            for group, listed in self._listed_offsets(group_ids).items()
+        }
+
+    def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:
+        """The group's committed offsets with the metadata string each was committed with."""
+        listed = self._listed_offsets([group_id])[group_id]
+        return {(tp.topic, tp.partition): (tp.offset, tp.metadata or "") for tp in listed}
+
+    def _listed_offsets(self, group_ids: list[str]) -> dict[str, list[Any]]:
+        """OffsetFetch per group through confluent-kafka (the requests go out together): the
+        partitions that hold a committed offset, as confluent-kafka's TopicPartitions."""
         from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
 
         pending = {
@@ -489,17 +502,13 @@ class KafkaAccess:
             )[g]
             for g in group_ids
         }
-        result: dict[str, dict[TopicPartition, Committed]] = {}
+        result: dict[str, list[Any]] = {}
         for group_id, future in pending.items():
             try:
                 listed = future.result()
             except KafkaException as exc:
                 raise self._admin_error(exc, f"fetching the committed offsets of '{group_id}'") from None
-            result[group_id] = {
-                (tp.topic, tp.partition): Committed(tp.offset, tp.leader_epoch)
-                for tp in listed.topic_partitions
-                if tp.offset >= 0 and tp.error is None
-            }
+            result[group_id] = [tp for tp in listed.topic_partitions if tp.offset >= 0 and tp.error is None]
         return result
 
     def log_offsets(
@@ -628,13 +637,18 @@ class KafkaAccess:
         return found
 
     def alter_offsets(
-        self, plans: dict[str, dict[TopicPartition, int]], many: bool = False
+        self,
+        plans: dict[str, dict[TopicPartition, int]],
+        many: bool = False,
+        metadata: dict[TopicPartition, str] | None = None,
     ) -> dict[str, str | None]:
         """Commit new offsets for each (inactive) group; the requests go out together.
         Returns, per group, None on success or the broker's error. ``many``: thousands of
-        partitions, sent through the protocol layer (one OffsetCommit per group)."""
+        partitions, sent through the protocol layer (one OffsetCommit per group).
+        ``metadata``: the metadata string to commit with each partition's offset."""
         if many:
             return self._alter_offsets_protocol(plans)
+        notes = metadata or {}
         from confluent_kafka import (
             ConsumerGroupTopicPartitions,
             KafkaException,
@@ -647,7 +661,11 @@ class KafkaAccess:
             group: self._admin.alter_consumer_group_offsets(
                 [
                     ConsumerGroupTopicPartitions(
-                        group, [ConfluentTP(t, p, o) for (t, p), o in offsets.items()]
+                        group,
+                        [
+                            ConfluentTP(t, p, o, notes[(t, p)]) if (t, p) in notes else ConfluentTP(t, p, o)
+                            for (t, p), o in offsets.items()
+                        ],
                     )
                 ],
                 request_timeout=self.settings.timeout_s,
@@ -667,47 +685,16 @@ class KafkaAccess:
                 outcome[group] = _error_text(exc)
         return outcome
 
-    def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:
-        """The group's committed offsets with the metadata string each was committed with."""
-        from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
-
-        future = self._admin.list_consumer_group_offsets(
-            [ConsumerGroupTopicPartitions(group_id)], request_timeout=self.settings.timeout_s
-        )[group_id]
-        try:
-            listed = future.result()
-        except KafkaException as exc:
-            raise self._admin_error(exc, f"fetching the committed offsets of '{group_id}'") from None
-        return {
-            (tp.topic, tp.partition): (tp.offset, tp.metadata or "")
-            for tp in listed.topic_partitions
-            if tp.offset >= 0 and tp.error is None
-        }
-
     def commit_offsets(self, group_id: str, offsets: dict[TopicPartition, tuple[int, str]]) -> None:
-        """Commit (offset, metadata) per partition, in one request, for a group without
-        members; every partition must take its offset."""
-        from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
-        from confluent_kafka import TopicPartition as ConfluentTP
-
+        """Commit (offset, metadata) per partition for a group without members; a partition
+        that does not take its offset is an error."""
         if not offsets:
             return
-        request = ConsumerGroupTopicPartitions(
-            group_id, [ConfluentTP(t, p, o, m) for (t, p), (o, m) in sorted(offsets.items())]
-        )
-        future = self._admin.alter_consumer_group_offsets([request], request_timeout=self.settings.timeout_s)[
-            group_id
-        ]
-        try:
-            result = future.result()
-        except KafkaException as exc:
-            raise self._admin_error(exc, f"committing the offsets of '{group_id}'") from None
-        failed = [tp for tp in result.topic_partitions if tp.error is not None]
-        if failed:
-            raise ClusterError(
-                f"committing the offsets of '{group_id}' failed on {failed[0].topic}-{failed[0].partition}: "
-                f"{failed[0].error}"
-            )
+        plan = {tp: offset for tp, (offset, _) in offsets.items()}
+        notes = {tp: note for tp, (_, note) in offsets.items()}
+        failure = self.alter_offsets({group_id: plan}, metadata=notes).get(group_id)
+        if failure:
+            raise ClusterError(f"committing the offsets of '{group_id}' failed: {failure}")
 
     def _alter_offsets_protocol(self, plans: dict[str, dict[TopicPartition, int]]) -> dict[str, str | None]:
         from kafka.errors import KafkaError

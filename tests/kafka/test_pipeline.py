@@ -14,7 +14,7 @@ from kafka_groups.settings import ConnectionSettings
 from kafka_pipeline import job
 from kafka_pipeline.job import LandingReport, LandingRequest, land
 from tests.conftest import ROOT
-from tests.kafka_helpers import committed, create_topic, produce_n, unique
+from tests.kafka_helpers import committed, create_topic, grow_with_ours, produce_n, unique
 
 pytest.importorskip("pyspark")
 
@@ -166,17 +166,7 @@ def test_partition_expansion_between_runs(broker, spark, ours, tmp_path):
 
     run_all()
     produce_n(broker.bootstrap, topic, {0: 5, 1: 5})
-    altered = ours(
-        "kafka-topics",
-        "--bootstrap-server",
-        broker.bootstrap,
-        "--alter",
-        "--topic",
-        topic,
-        "--partitions",
-        "4",
-    )
-    assert altered.returncode == 0, altered.stderr
+    grow_with_ours(ours, broker.bootstrap, topic, 4)
     produce_n(broker.bootstrap, topic, {2: 15, 3: 15})
     run_all()
 

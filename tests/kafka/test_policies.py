@@ -23,6 +23,7 @@ from tests.kafka_helpers import (
     consume_and_commit,
     create_topic,
     delete_records_before,
+    grow_with_ours,
     produce_n,
     unique,
 )
@@ -67,6 +68,12 @@ def _drain(
     raise TimeoutError(f"the consumers did not settle on {partitions} partitions: {sizes}")
 
 
+def _poll_for(consumer: PolicyConsumer, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        consumer.poll(0.2)
+
+
 def _offsets(seen: Seen, topic: str, partition: int) -> list[int]:
     return sorted(o for t, p, o in seen if t == topic and p == partition)
 
@@ -100,17 +107,7 @@ def test_partition_expansion_loses_nothing_with_to_start_time_and_max_age(broker
         _drain(consumers, seen, 2)
 
         # Nobody polls while the topic grows and the new partitions fill.
-        result = ours(
-            "kafka-topics",
-            "--bootstrap-server",
-            broker.bootstrap,
-            "--alter",
-            "--topic",
-            topic,
-            "--partitions",
-            "4",
-        )
-        assert result.returncode == 0, result.stderr
+        grow_with_ours(ours, broker.bootstrap, topic, 4)
         produce_n(broker.bootstrap, topic, {2: 15, 3: 15})
         _drain(consumers, seen, 4)
         produce_n(broker.bootstrap, topic, {0: 5, 1: 5, 2: 5, 3: 5})
@@ -245,9 +242,7 @@ def test_on_start_policies_refuse_an_out_of_range_offset(broker):
     try:
         consumer.subscribe([topic])
         with pytest.raises(OffsetOutOfRange, match="outside the log"):
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                consumer.poll(0.2)
+            _poll_for(consumer, 60)
     finally:
         consumer.close()
 
@@ -263,9 +258,7 @@ def test_to_start_time_without_an_anchor_is_an_error(broker):
     try:
         with pytest.raises(GroupCreationTimeNotAvailable, match=group):
             consumer.subscribe([topic])
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                consumer.poll(0.2)
+            _poll_for(consumer, 60)
     finally:
         consumer.close()
 
@@ -305,17 +298,7 @@ def test_kafka_topics_records_partition_creation_times(broker, ours):
     )
     assert created.returncode == 0 and created.stderr == "", created.stderr
     time.sleep(1)
-    altered = ours(
-        "kafka-topics",
-        "--bootstrap-server",
-        broker.bootstrap,
-        "--alter",
-        "--topic",
-        topic,
-        "--partitions",
-        "3",
-    )
-    assert altered.returncode == 0, altered.stderr
+    grow_with_ours(ours, broker.bootstrap, topic, 3)
     after = time.time() * 1000
     settings = ConnectionSettings(broker.bootstrap, 30_000)
     access = KafkaAccess(settings)
