@@ -18,7 +18,7 @@ Library use::
 Command line::
 
     python -m infra.kafka fetch [--version V]
-    python -m infra.kafka start [--nodes N] [--version V] [--workdir D]   # stdout: the bootstrap address
+    python -m infra.kafka start [--nodes N] [--version V] [--workdir D] [--secure]   # stdout: the bootstrap
     python -m infra.kafka stop [--workdir D | --version V --nodes N | --all] [--keep-logs]
     python -m infra.kafka status [--workdir D | --version V --nodes N]
     python -m infra.kafka apache [--kafka-version V] TOOL [ARGS...]
@@ -49,6 +49,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
+
+from infra import security
 
 __all__ = [
     "COMPAT_VERSION",
@@ -305,6 +307,7 @@ class Node:
     broker_port: int
     controller_port: int
     pid: int | None = None  # None while stopped
+    listeners: dict[str, int] = field(default_factory=dict)  # a secure node's other listeners
 
     @property
     def bootstrap(self) -> str:
@@ -319,6 +322,7 @@ class Cluster:
     workdir: Path
     cluster_id: str
     node_list: list[Node]
+    secure: bool = False  # SASL/TLS listeners and the standard authorizer (infra/secure.py)
     # Popen handles of the JVMs this Python process started, so that they get reaped.
     _procs: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -332,6 +336,19 @@ class Cluster:
     def bootstrap(self) -> str:
         """Comma-separated host:port list of all nodes' broker listeners."""
         return ",".join(node.bootstrap for node in self.node_list)
+
+    def bootstrap_for(self, listener: str) -> str:
+        """A secure cluster's bootstrap on one of its other listeners (see infra/secure.py)."""
+        return ",".join(f"127.0.0.1:{node.listeners[listener]}" for node in self.node_list)
+
+    @property
+    def material(self) -> security.Material:
+        """A secure cluster's TLS files and passwords."""
+        return security.Material.load(self.workdir)
+
+    def client_config(self, listener: str, user: str) -> Path:
+        """The ``--command-config`` file for ``user`` on ``listener`` (written at start)."""
+        return self.workdir / security.CLIENTS_DIR / f"{listener.lower()}-{user}.properties"
 
     def node(self, node_id: int) -> Node:
         for node in self.node_list:
@@ -361,21 +378,24 @@ class Cluster:
         except FileNotFoundError:
             raise KafkaInfraError(f"no Kafka cluster state in {workdir} ({STATE_FILE} is missing)") from None
         nodes = [
-            Node(n["node_id"], n["broker_port"], n["controller_port"], n.get("pid")) for n in state["nodes"]
+            Node(n["node_id"], n["broker_port"], n["controller_port"], n.get("pid"), n.get("listeners", {}))
+            for n in state["nodes"]
         ]
-        return cls(state["version"], workdir, state["cluster_id"], nodes)
+        return cls(state["version"], workdir, state["cluster_id"], nodes, state.get("secure", False))
 
     def save(self) -> None:
         state = {
             "version": self.version,
             "cluster_id": self.cluster_id,
             "bootstrap": self.bootstrap,
+            "secure": self.secure,
             "nodes": [
                 {
                     "node_id": n.node_id,
                     "pid": n.pid,
                     "broker_port": n.broker_port,
                     "controller_port": n.controller_port,
+                    "listeners": n.listeners,
                 }
                 for n in self.node_list
             ],
@@ -468,15 +488,19 @@ class Cluster:
         (node_dir / "logs").mkdir(parents=True, exist_ok=True)
         path = node_dir / "server.properties"
         props = _server_properties(self.version, node, self.node_list, node_dir / "data")
+        if self.secure:
+            props |= _secureproperties(self.material, node)
         path.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
         return path
 
     def _format(self, libs: Path) -> None:
         """Format every node's storage with the broker's own jars (kafka.tools.StorageTool), in parallel."""
         jvm = [_java(), *TOOL_JVM_OPTS, _log_config_opt(self.version, "tools"), "-cp", f"{libs}/*"]
-        storage_format = ["kafka.tools.StorageTool", "format", "--cluster-id", self.cluster_id, "--config"]
+        storage_format = ["kafka.tools.StorageTool", "format", "--cluster-id", self.cluster_id]
+        if self.secure:
+            storage_format += security.scram_format_args(self.material)
         commands = [
-            [*jvm, *storage_format, str(self.node_dir(node.node_id) / "server.properties")]
+            [*jvm, *storage_format, "--config", str(self.node_dir(node.node_id) / "server.properties")]
             for node in self.node_list
         ]
         procs = [
@@ -593,25 +617,29 @@ def start(
     version: str = KAFKA_VERSION,
     workdir: Path | str | None = None,
     timeout: float = READY_TIMEOUT_S,
+    secure: bool = False,
 ) -> Cluster:
     """Start a fresh KRaft cluster of `nodes` combined broker+controller nodes and wait until it is ready.
 
     Whatever ran in `workdir` before (default `.cache/run/kafka-<version>-<nodes>n`) is killed and its
     data deleted; ports are picked anew. The JVMs run in their own sessions, so they outlive the calling
-    process; stop them with Cluster.stop() or `python -m infra.kafka stop`.
+    process; stop them with Cluster.stop() or `python -m infra.kafka stop`. `secure=True` adds the
+    SASL and TLS listeners, users and the authorizer of infra/secure.py, with TLS files made anew.
     """
     if nodes < 1:
         raise ValueError("nodes must be >= 1")
     libs = ensure_jars(version)
     workdir = Path(workdir).resolve() if workdir is not None else default_workdir(version, nodes)
     _reset_workdir(workdir)
-    ports = _free_ports(2 * nodes)
-    cluster = Cluster(
-        version=version,
-        workdir=workdir,
-        cluster_id=_random_cluster_id(),
-        node_list=[Node(i + 1, ports[2 * i], ports[2 * i + 1]) for i in range(nodes)],
-    )
+    per_node = 2 + (len(security.LISTENERS) if secure else 0)
+    ports = _free_ports(per_node * nodes)
+    node_list = []
+    for i in range(nodes):
+        mine = ports[per_node * i : per_node * (i + 1)]
+        node_list.append(Node(i + 1, mine[0], mine[1], listeners=dict(zip(security.LISTENERS, mine[2:]))))
+    cluster = Cluster(version, workdir, _random_cluster_id(), node_list, secure=secure)
+    if secure:
+        security.write_client_files(security.make_material(workdir), workdir)
     began = time.monotonic()
     log.info("starting Kafka %s, %d node(s), in %s", version, nodes, workdir)
     for node in cluster.node_list:
@@ -672,10 +700,23 @@ def _server_properties(
     return props
 
 
+def _secureproperties(material: security.Material, node: Node) -> dict[str, object]:
+    listeners = {"PLAINTEXT": node.broker_port, **node.listeners}
+    addresses = ",".join(f"{name}://127.0.0.1:{port}" for name, port in listeners.items())
+    protocols = {"CONTROLLER": "PLAINTEXT", "PLAINTEXT": "PLAINTEXT", **security.PROTOCOLS}
+    return {
+        "listeners": f"{addresses},CONTROLLER://127.0.0.1:{node.controller_port}",
+        "advertised.listeners": addresses,
+        "listener.security.protocol.map": ",".join(f"{k}:{v}" for k, v in protocols.items()),
+        **security.server_properties(material, node.listeners),
+    }
+
+
 def _reset_workdir(workdir: Path) -> None:
     """Kill whatever a previous run left in `workdir` and empty it; refuse directories we did not create."""
     if workdir.exists():
-        foreign = [p.name for p in workdir.iterdir() if not p.name.startswith((STATE_FILE, "node-"))]
+        owned = (STATE_FILE, "node-", security.STATE_FILE, security.TLS_DIR, security.CLIENTS_DIR)
+        foreign = [p.name for p in workdir.iterdir() if not p.name.startswith(owned)]
         if foreign:
             raise KafkaInfraError(
                 f"{workdir} is not a Kafka workdir made by infra/kafka.py (it holds {sorted(foreign)[:5]}); "
@@ -811,7 +852,13 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def _cmd_start(args: argparse.Namespace) -> int:
-    cluster = start(nodes=args.nodes, version=args.version, workdir=args.workdir, timeout=args.timeout)
+    cluster = start(
+        nodes=args.nodes, version=args.version, workdir=args.workdir, timeout=args.timeout, secure=args.secure
+    )
+    if cluster.secure:
+        for name in security.LISTENERS:
+            print(f"{name} {cluster.bootstrap_for(name)}", file=sys.stderr)
+        print(f"client configs in {cluster.workdir / security.CLIENTS_DIR}", file=sys.stderr)
     print(cluster.bootstrap)
     return 0
 
@@ -885,6 +932,9 @@ def _parser() -> argparse.ArgumentParser:
     start_.add_argument("--workdir", help="default: .cache/run/kafka-<version>-<nodes>n")
     start_.add_argument(
         "--timeout", type=float, default=READY_TIMEOUT_S, help="seconds to wait for readiness"
+    )
+    start_.add_argument(
+        "--secure", action="store_true", help="add SASL/TLS listeners, users and ACL enforcement"
     )
     start_.set_defaults(func=_cmd_start)
 

@@ -3,6 +3,11 @@
 Precedence, highest first: the command-line flag, the environment variable, the
 ``--command-config`` file. The Apache tools force ``bootstrap.servers`` from
 ``--bootstrap-server`` over the file, and so do we.
+
+Client properties can also come without a file, one environment variable per key, so that CI
+can keep a secret in its secret store: ``KAFKA_CLIENT_SASL_JAAS_CONFIG`` is
+``sasl.jaas.config`` (the prefix dropped, lower case, ``_`` read as ``.``). A key the
+properties file sets wins over its variable.
 """
 
 from __future__ import annotations
@@ -11,11 +16,22 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from kafka_groups.client_config import KNOWN_SECRETS, secret_values
 from kafka_groups.errors import ConfigError, UsageError
 from kafka_groups.properties import load_properties
 
 ENV_BOOTSTRAP = "KAFKA_BOOTSTRAP_SERVERS"
 ENV_COMMAND_CONFIG = "KAFKA_COMMAND_CONFIG"
+ENV_PROPERTY_PREFIX = "KAFKA_CLIENT_"
+
+
+def environment_properties(env: Mapping[str, str]) -> dict[str, str]:
+    """Client properties given as ``KAFKA_CLIENT_<KEY>`` variables."""
+    return {
+        name[len(ENV_PROPERTY_PREFIX) :].lower().replace("_", "."): value
+        for name, value in env.items()
+        if name.startswith(ENV_PROPERTY_PREFIX) and len(name) > len(ENV_PROPERTY_PREFIX)
+    }
 
 
 @dataclass(frozen=True)
@@ -43,7 +59,8 @@ def resolve_settings(
     """Resolve flags, environment and the properties file into settings (no network)."""
     env = os.environ if environ is None else environ
     config_path = command_config or env.get(ENV_COMMAND_CONFIG) or None
-    properties = load_properties(config_path) if config_path else {}
+    properties = environment_properties(env) | (load_properties(config_path) if config_path else {})
+    KNOWN_SECRETS.update(secret_values(properties))
     bootstrap = bootstrap_server or env.get(ENV_BOOTSTRAP) or properties.get("bootstrap.servers") or None
     if not bootstrap:
         raise UsageError(f'Missing required argument "[bootstrap-server]" (or set {ENV_BOOTSTRAP})')

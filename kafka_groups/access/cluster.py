@@ -8,12 +8,16 @@ KIP-848 state name, OffsetDelete, StreamsGroupDescribe, ...).
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
+import time
 from collections import defaultdict
 from functools import cached_property
 from typing import Any
 
-from kafka_groups.access.config import kafka_python_config, librdkafka_config, warn_unmapped
+from kafka_groups.access.config import kafka_python_config, librdkafka_config, security_of, warn_unmapped
+from kafka_groups.access.diagnose import ConnectionWatch, tls_failure
+from kafka_groups.client_config import ScrubFilter, secret_values
 from kafka_groups.core.describe import Committed, Coordinator, GroupDescription, Member, TopicPartition
 from kafka_groups.core.groups import (
     CONSUMER_GROUP_TYPES,
@@ -34,12 +38,15 @@ _FEW_TOPICS = 8  # up to this many topics, metadata is asked for per topic
 _TIMEOUT_CODES = frozenset({-185, 7, -195})  # _TIMED_OUT, REQUEST_TIMED_OUT, _TRANSPORT
 
 
-def _quiet_client_logs(debug: bool) -> None:
-    level = logging.DEBUG if debug else logging.CRITICAL + 1
+def _quiet_client_logs(settings: ConnectionSettings) -> None:
+    level = logging.DEBUG if settings.debug else logging.CRITICAL + 1
     logging.getLogger("kafka").setLevel(level)
     logging.getLogger("kafka_groups.librdkafka").setLevel(level)
-    if debug:
+    if settings.debug:
         logging.basicConfig(level=logging.DEBUG)
+        scrub = ScrubFilter(secret_values(settings.properties))
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(scrub)
 
 
 class KafkaAccess:
@@ -49,7 +56,8 @@ class KafkaAccess:
         self.settings = settings
         self._cached_metadata: Any = None
         self._topic_metadata: dict[str, Any] = {}  # per-topic metadata, when only a few are needed
-        _quiet_client_logs(settings.debug)
+        self._watch = ConnectionWatch()  # the first authentication or TLS failure librdkafka reports
+        _quiet_client_logs(settings)
         warn_unmapped(settings)
 
     # -- clients -------------------------------------------------------------------------
@@ -58,12 +66,24 @@ class KafkaAccess:
         from kafka.admin import KafkaAdminClient
         from kafka.errors import KafkaError
 
+        if self._secured:
+            _ = self._admin  # which has seen authentication and TLS through, or named why not
         try:
             return KafkaAdminClient(**kafka_python_config(self.settings))
         except KafkaError as exc:
             raise self._unreachable(exc) from None
 
+    @property
+    def _secured(self) -> bool:
+        return security_of(self.settings).protocol != "PLAINTEXT"
+
     def _unreachable(self, exc: BaseException) -> ClusterError:
+        security = security_of(self.settings)
+        if self._watch.failed:
+            return ClusterError(self._watch.explain(security, self.settings.timeout_s))
+        if security.uses_tls and "Handshake failed" in str(exc):
+            address = self.settings.bootstrap_servers.split(",")[0].strip()
+            return ClusterError(tls_failure(address, security, str(exc), self.settings.timeout_s))
         detail = f" ({exc})" if self.settings.debug else ""
         return ClusterError(
             f"cannot reach the cluster at {self.settings.bootstrap_servers} "
@@ -94,7 +114,24 @@ class KafkaAccess:
 
         config = librdkafka_config(self.settings)
         config["logger"] = logging.getLogger("kafka_groups.librdkafka")
-        return AdminClient(config)
+        config["error_cb"] = self._watch.on_error
+        admin = AdminClient(config)
+        if self._secured:
+            self._await_connection(admin)
+        return admin
+
+    def _await_connection(self, admin: Any) -> None:
+        """On a secured listener, see one request through before any other, so that refused
+        credentials or a failed TLS handshake end the command at once, named, where the requests
+        themselves would wait out the timeout. Costs one round trip on a connection every
+        command opens anyway."""
+        future = admin.describe_cluster(request_timeout=self.settings.timeout_s)
+        deadline = time.monotonic() + self.settings.timeout_s
+        while not future.done() and time.monotonic() < deadline:
+            admin.poll(0)  # serves error_cb
+            if self._watch.failed:
+                raise ClusterError(self._watch.explain(security_of(self.settings), self.settings.timeout_s))
+            concurrent.futures.wait([future], timeout=0.01)
 
     def close(self) -> None:
         if "_protocol" in self.__dict__:

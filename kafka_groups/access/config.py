@@ -1,121 +1,227 @@
-"""Java client properties (``--command-config``) mapped to the Python clients' settings."""
+"""The client libraries' configurations, built from the connection settings: confluent-kafka
+(librdkafka) for most requests, kafka-python's protocol layer for the rest. Both connect the same
+way, as the Java client given the same ``--command-config`` file would."""
 
 from __future__ import annotations
 
-import re
+import base64
+import json
+import os
+import ssl
 import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from functools import lru_cache
 from typing import Any
 
+from kafka_groups.access import tls
+from kafka_groups.client_config import TUNING, ClientSecurity, OAuth, client_security, redact
+from kafka_groups.errors import ClusterError, ConfigError
 from kafka_groups.settings import ConnectionSettings
 
-# Java client keys that librdkafka understands under the same name and meaning.
-_LIBRDKAFKA_SAME = frozenset(
-    {
-        "security.protocol",
-        "client.id",
-        "ssl.endpoint.identification.algorithm",
-        "ssl.key.password",
-        "ssl.keystore.password",
-        "sasl.kerberos.service.name",
-        "metadata.max.age.ms",
-        "reconnect.backoff.ms",
-        "reconnect.backoff.max.ms",
-        "retry.backoff.ms",
-        "socket.connection.setup.timeout.ms",
-        "ssl.keystore.location",
-    }
-)
-_LIBRDKAFKA_RENAMED = {
-    "sasl.mechanism": "sasl.mechanisms",
-    "request.timeout.ms": "socket.timeout.ms",
-    "ssl.truststore.location": "ssl.ca.location",
-}
-# Java-only keys that change nothing we send; accepted without a warning.
-_NO_EFFECT = frozenset(
-    {
-        "bootstrap.servers",
-        "default.api.timeout.ms",
-        "retries",
-        "connections.max.idle.ms",
-        "receive.buffer.bytes",
-        "send.buffer.bytes",
-        "ssl.truststore.type",
-        "ssl.keystore.type",
-    }
-)
 _FIRST_RECONNECT_BACKOFF_MS = 10
-_JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+MAX_IN_FLIGHT = 64
+_SECURITY_KEYS = ("ssl.", "sasl.", "security.")
 
 
-def _jaas_credentials(value: str) -> dict[str, str]:
-    return dict(_JAAS_OPTION.findall(value))
+def security_of(settings: ConnectionSettings) -> ClientSecurity:
+    return _security(tuple(sorted(settings.properties.items())))
+
+
+@lru_cache(maxsize=8)
+def _security(items: tuple[tuple[str, str], ...]) -> ClientSecurity:
+    return client_security(dict(items))
 
 
 def warn_unmapped(settings: ConnectionSettings) -> None:
-    """Name, once, the properties the tools cannot apply (never their values)."""
-    unknown = sorted(
-        k
-        for k in settings.properties
-        if k not in _LIBRDKAFKA_SAME
-        and k not in _LIBRDKAFKA_RENAMED
-        and k not in _NO_EFFECT
-        and k != "sasl.jaas.config"
-    )
-    if unknown:
-        print(
-            f"Warning: ignoring unsupported client properties: {', '.join(unknown)}",
-            file=sys.stderr,
-        )
+    """Name, once, the properties the tools cannot apply (never their values); those that
+    concern security are called out, since ignoring them changes how the tools connect."""
+    ignored = security_of(settings).ignored
+    if not ignored:
+        return
+    security = [k for k in ignored if k.startswith(_SECURITY_KEYS)]
+    other = [k for k in ignored if not k.startswith(_SECURITY_KEYS)]
+    parts = []
+    if security:
+        parts.append(f"security settings the tools cannot apply: {', '.join(security)}")
+    if other:
+        parts.append(f"unsupported client properties: {', '.join(other)}")
+    print(f"Warning: ignoring {'; '.join(parts)}", file=sys.stderr)
 
 
 def librdkafka_config(settings: ConnectionSettings) -> dict[str, Any]:
     """Configuration for confluent-kafka clients."""
-    config: dict[str, Any] = {}
-    for key, value in settings.properties.items():
-        if key in _LIBRDKAFKA_SAME:
-            config[key] = value
-        elif key in _LIBRDKAFKA_RENAMED:
-            config[_LIBRDKAFKA_RENAMED[key]] = value
-        elif key == "sasl.jaas.config":
-            creds = _jaas_credentials(value)
-            if "username" in creds:
-                config["sasl.username"] = creds["username"]
-            if "password" in creds:
-                config["sasl.password"] = creds["password"]
-    config["bootstrap.servers"] = settings.bootstrap_servers
+    sec = security_of(settings)
+    config: dict[str, Any] = {"bootstrap.servers": settings.bootstrap_servers}
+    config |= {TUNING[k]: v for k, v in sec.tuning.items()}
+    config["security.protocol"] = sec.protocol
+    if sec.uses_sasl:
+        config["sasl.mechanisms"] = sec.mechanism
+        if sec.username is not None:
+            config["sasl.username"] = sec.username
+            config["sasl.password"] = sec.password
+        if sec.oauth is not None:
+            config |= _librdkafka_oauth(sec.oauth)
+        if sec.kerberos:
+            config |= {f"sasl.kerberos.{k}": v for k, v in sec.kerberos.items()}
+    if sec.uses_tls:
+        config["ssl.endpoint.identification.algorithm"] = "https" if sec.check_hostname else "none"
+        if sec.truststore is not None:
+            config["ssl.ca.pem"] = tls.trusted_pem(sec.truststore)
+        else:  # the Java client trusts the JVM's CAs; librdkafka is told to find the system's
+            config["ssl.ca.location"] = "probe"
+        if sec.keystore is not None:
+            ident = tls.identity(sec.keystore, sec.key_password)
+            config["ssl.certificate.pem"] = ident.chain_pem
+            config["ssl.key.pem"] = ident.key_pem
+            if ident.key_password:
+                config["ssl.key.password"] = ident.key_password
     # librdkafka holds back its first connection to a broker learned from metadata for half of
     # this (50 ms at the default 100), which every short-lived command pays once per client.
     # The backoff still doubles up to reconnect.backoff.max.ms when a broker is down.
     config.setdefault("reconnect.backoff.ms", _FIRST_RECONNECT_BACKOFF_MS)
+    if settings.debug:
+        shown = {k: ("<PEM>" if k.endswith(".pem") else v) for k, v in redact(config).items()}
+        print(f"debug: librdkafka configuration: {json.dumps(shown, sort_keys=True)}", file=sys.stderr)
     return config
 
 
-MAX_IN_FLIGHT = 64
+def _librdkafka_oauth(oauth: OAuth) -> dict[str, Any]:
+    extensions = ",".join(f"{k}={v}" for k, v in oauth.extensions.items())
+    if oauth.token_endpoint is None:
+        parts = [f"principal={oauth.principal}", f"lifeSeconds={oauth.lifetime_s}"]
+        if oauth.scope:
+            parts.append(f"scope={oauth.scope}")
+        parts += [f"extension_{k}={v}" for k, v in oauth.extensions.items()]
+        return {"enable.sasl.oauthbearer.unsecure.jwt": True, "sasl.oauthbearer.config": " ".join(parts)}
+    config: dict[str, Any] = {
+        "sasl.oauthbearer.method": "oidc",
+        "sasl.oauthbearer.token.endpoint.url": oauth.token_endpoint,
+        "sasl.oauthbearer.client.id": oauth.client_id,
+        "sasl.oauthbearer.client.secret": oauth.client_secret,
+    }
+    if oauth.scope:
+        config["sasl.oauthbearer.scope"] = oauth.scope
+    if extensions:
+        config["sasl.oauthbearer.extensions"] = extensions
+    return config
 
 
 def kafka_python_config(settings: ConnectionSettings) -> dict[str, Any]:
     """Configuration for kafka-python's protocol client (the APIs confluent-kafka lacks)."""
-    props = settings.properties
+    sec = security_of(settings)
     timeout = max(settings.timeout_ms, 1)
     config: dict[str, Any] = {
         "bootstrap_servers": settings.bootstrap_servers.split(","),
-        "client_id": props.get("client.id", "kafka-group-tools"),
+        "client_id": sec.tuning.get("client.id", "kafka-group-tools"),
         "request_timeout_ms": timeout,
         "bootstrap_timeout_ms": timeout,
-        "security_protocol": props.get("security.protocol", "PLAINTEXT").upper(),
+        "security_protocol": sec.protocol,
         # Admin requests that go out together (pages of a large describe) share a connection;
         # the library refuses a request beyond this many instead of queueing it.
         "max_in_flight_requests_per_connection": MAX_IN_FLIGHT,
     }
-    if "sasl.mechanism" in props:
-        config["sasl_mechanism"] = props["sasl.mechanism"]
-    creds = _jaas_credentials(props.get("sasl.jaas.config", ""))
-    if "username" in creds:
-        config["sasl_plain_username"] = creds["username"]
-    if "password" in creds:
-        config["sasl_plain_password"] = creds["password"]
-    if "ssl.truststore.location" in props:
-        config["ssl_cafile"] = props["ssl.truststore.location"]
-    if props.get("ssl.endpoint.identification.algorithm", "https") == "":
-        config["ssl_check_hostname"] = False
+    if sec.uses_sasl:
+        config["sasl_mechanism"] = sec.mechanism
+        if sec.username is not None:
+            config["sasl_plain_username"] = sec.username
+            config["sasl_plain_password"] = sec.password
+        if sec.oauth is not None:
+            config["sasl_oauth_token_provider"] = _token_provider(sec.oauth, settings.timeout_s)
+        if sec.kerberos:
+            config["sasl_kerberos_service_name"] = sec.kerberos["service.name"]
+    if sec.uses_tls:
+        config["ssl_context"] = _ssl_context(sec)
+        config["ssl_check_hostname"] = sec.check_hostname
     return config
+
+
+def _ssl_context(sec: ClientSecurity) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = sec.check_hostname
+    context.verify_mode = ssl.CERT_REQUIRED
+    if sec.truststore is not None:
+        context.load_verify_locations(cadata=tls.trusted_pem(sec.truststore))
+    else:
+        context.load_default_certs()
+    if sec.keystore is not None:
+        ident = tls.identity(sec.keystore, sec.key_password)
+        # The ssl module loads a certificate and key only from a file: a private one, removed at once.
+        fd, path = tempfile.mkstemp(prefix="kgt-identity-", suffix=".pem")
+        try:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(ident.key_pem + ident.chain_pem)
+            context.load_cert_chain(path, password=ident.key_password)
+        except ssl.SSLError:
+            raise ConfigError("the keystore's private key cannot be opened (check ssl.key.password)") from None
+        finally:
+            os.unlink(path)
+    return context
+
+
+def _token_provider(oauth: OAuth, timeout_s: float) -> Any:
+    from kafka.net.sasl.oauth import AbstractTokenProvider
+
+    class Provider(AbstractTokenProvider):  # type: ignore[misc]
+        """OAUTHBEARER tokens as the Java login module makes them: unsecured (unsigned, for
+        development clusters) or fetched with the client-credentials grant, reused until
+        shortly before they expire."""
+
+        def __init__(self) -> None:
+            self._lock = threading.Lock()
+            self._token: str | None = None
+            self._expires = 0.0
+
+        def token(self) -> str:
+            with self._lock:
+                if self._token is None or time.time() > self._expires - 30:
+                    self._token, self._expires = _fetch_token(oauth, timeout_s)
+                return self._token
+
+        def extensions(self) -> dict[str, str]:
+            return dict(oauth.extensions)
+
+    return Provider()
+
+
+def _b64(data: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).rstrip(b"=").decode()
+
+
+def unsecured_token(principal: str, lifetime_s: int, scope: str | None, now: float) -> str:
+    """An unsigned JWT (``alg: none``), as the Java client's unsecured login makes it."""
+    claims: dict[str, Any] = {"sub": principal, "iat": int(now), "exp": int(now) + lifetime_s}
+    if scope:
+        claims["scope"] = scope.split(",") if "," in scope else scope
+    return f"{_b64({'alg': 'none'})}.{_b64(claims)}."
+
+
+def _fetch_token(oauth: OAuth, timeout_s: float) -> tuple[str, float]:
+    now = time.time()
+    if oauth.token_endpoint is None:
+        assert oauth.principal is not None
+        return unsecured_token(oauth.principal, oauth.lifetime_s, oauth.scope, now), now + oauth.lifetime_s
+    form = {"grant_type": "client_credentials"}
+    if oauth.scope:
+        form["scope"] = oauth.scope
+    basic = base64.b64encode(
+        f"{urllib.parse.quote(oauth.client_id or '')}:{urllib.parse.quote(oauth.client_secret or '')}".encode()
+    ).decode()
+    request = urllib.request.Request(
+        oauth.token_endpoint,
+        data=urllib.parse.urlencode(form).encode(),
+        headers={"Authorization": f"Basic {basic}", "Content-Type": "application/x-www-form-urlencoded"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=max(timeout_s, 1.0)) as response:  # noqa: S310
+            answer = json.load(response)
+        token = str(answer["access_token"])
+    except (OSError, ValueError, KeyError) as exc:
+        reason = getattr(exc, "code", None) or type(exc).__name__
+        raise ClusterError(
+            f"OAUTHBEARER: no token from sasl.oauthbearer.token.endpoint.url {oauth.token_endpoint} ({reason})"
+        ) from None
+    return token, now + float(answer.get("expires_in", 3600))

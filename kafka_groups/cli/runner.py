@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from kafka_groups.apache_argv import is_flag_form
+from kafka_groups.client_config import KNOWN_SECRETS, scrub
 from kafka_groups.errors import CliError, ExitCode
 
 
@@ -22,7 +23,11 @@ VERSION = ("--version",)
 
 
 def _print_error(message: str, label: str = "Error: ") -> None:
-    print(f"{label}{message}", file=sys.stderr)
+    print(scrub(f"{label}{message}", KNOWN_SECRETS), file=sys.stderr)
+
+
+def _print_traceback() -> None:
+    print(scrub(traceback.format_exc(), KNOWN_SECRETS), file=sys.stderr, end="")
 
 
 def _run_typer(load_app: Callable[[], Any], prog: str, args: Sequence[str]) -> int:
@@ -64,7 +69,7 @@ def run_tool(
         return _run_typer(load_app, prog, argv)
     except CliError as exc:
         if debug:
-            traceback.print_exc()
+            _print_traceback()
         _print_error(exc.message, exc.label)
         return exc.exit_code
     except KeyboardInterrupt:
@@ -74,6 +79,6 @@ def run_tool(
         return ExitCode.OK
     except Exception as exc:
         if debug:
-            traceback.print_exc()
+            _print_traceback()
         _print_error(f"unexpected failure: {type(exc).__name__}: {exc} (run with --debug for details)")
         return ExitCode.ERROR

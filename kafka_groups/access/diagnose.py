@@ -1,0 +1,99 @@
+"""Why a secured connection failed, in one line: authentication refused, or which part of the
+TLS handshake failed (a CA the truststore lacks, a certificate for another host name).
+
+librdkafka reports both kinds at once through its error callback, where the Java client throws;
+``ConnectionWatch`` keeps the first such report so that a command stops at once instead of
+waiting out its timeout. librdkafka words every certificate failure alike, so a TLS failure is
+looked at once more with Python's ``ssl``, whose verification error names the reason.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import ssl
+import threading
+from typing import Any
+
+from kafka_groups.client_config import ClientSecurity
+
+_AUTHENTICATION = -169  # librdkafka's _AUTHENTICATION
+_SSL = -181  # librdkafka's _SSL
+_WHERE = re.compile(r"^\w+://([^/\s]+)/\S*: ")
+_AFTER = re.compile(r" \(after \d+ms in state \w+\)$")
+_UNKNOWN_CA = {18, 19, 20, 21}  # X509 self-signed leaf / in chain, no local issuer, leaf unverifiable
+_NAME_MISMATCH = {62, 64}  # host name, IP address
+_EXPIRED = 10
+
+
+class ConnectionWatch:
+    """Keeps the first authentication or TLS failure librdkafka reports (its ``error_cb``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.code: int | None = None
+        self.text = ""
+
+    def on_error(self, error: Any) -> None:
+        code = error.code()
+        if code in (_AUTHENTICATION, _SSL):
+            with self._lock:
+                if self.code is None:
+                    self.code, self.text = code, str(error.str())
+
+    @property
+    def failed(self) -> bool:
+        return self.code is not None
+
+    def explain(self, security: ClientSecurity, timeout_s: float) -> str:
+        match = _WHERE.match(self.text)
+        address = match.group(1) if match else "the broker"
+        reason = _AFTER.sub("", self.text[match.end() :] if match else self.text)
+        if self.code == _AUTHENTICATION:
+            reason = reason.removeprefix("SASL authentication error: ")
+            who = f" as {security.username}" if security.username else ""
+            return f"authentication with SASL {security.mechanism}{who} failed at {address}: {reason}"
+        return tls_failure(address, security, reason, timeout_s)
+
+
+def tls_failure(address: str, security: ClientSecurity, fallback: str, timeout_s: float) -> str:
+    """Name the cause of a failed TLS handshake with ``address`` (host:port)."""
+    host, _, port = address.rpartition(":")
+    lead = f"TLS handshake with {address} failed: "
+    try:
+        _handshake(host, int(port), security, timeout_s)
+    except ssl.SSLCertVerificationError as exc:
+        if exc.verify_code in _NAME_MISMATCH:
+            return (
+                f"{lead}the broker's certificate is not valid for the host name {host} "
+                "(ssl.endpoint.identification.algorithm=https checks it; connect by a name the "
+                "certificate lists)"
+            )
+        if exc.verify_code in _UNKNOWN_CA:
+            where = "the truststore (ssl.truststore.*)" if security.truststore else "the system's CA store"
+            return f"{lead}the broker's certificate is not signed by a CA in {where}"
+        if exc.verify_code == _EXPIRED:
+            return f"{lead}the broker's certificate has expired"
+        return f"{lead}{exc.verify_message}"
+    except (OSError, ValueError):
+        pass
+    detail = fallback.removeprefix("SSL handshake failed: ")
+    if security.keystore is None and "certificate" in detail and "verify" not in detail:
+        detail += " (the broker may require a client certificate: ssl.keystore.*)"
+    return f"{lead}{detail}"
+
+
+def _handshake(host: str, port: int, security: ClientSecurity, timeout_s: float) -> None:
+    from kafka_groups.access import tls
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = security.check_hostname
+    if security.truststore is not None:
+        context.load_verify_locations(cadata=tls.trusted_pem(security.truststore))
+    else:
+        context.load_default_certs()
+    with (
+        socket.create_connection((host, port), timeout=max(timeout_s, 1.0)) as raw,
+        context.wrap_socket(raw, server_hostname=host),
+    ):
+        pass

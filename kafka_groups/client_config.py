@@ -1,0 +1,368 @@
+"""Java client properties (``--command-config``) read into one description of how to connect
+securely, and the secrets they hold. Pure: no files are read here and nothing is printed.
+
+Scripts pass the Apache tools a Java client properties file; this module understands what such
+a file says about security (``security.protocol``, ``sasl.*``, ``sasl.jaas.config``, ``ssl.*``),
+client id and timeouts, and names every key it does not understand so that the caller warns
+about it once. The client libraries' own configurations are built from the result in
+``kafka_groups.access.config``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from kafka_groups.errors import ConfigError
+
+PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
+_LOGIN_MODULES = {
+    "PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
+    "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
+    "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule",
+    "OAUTHBEARER": "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule",
+    "GSSAPI": "com.sun.security.auth.module.Krb5LoginModule",
+}
+# The callback handlers the Apache clients ship for OAUTHBEARER logins; ours do what they do.
+_OAUTH_LOGIN_HANDLERS = frozenset(
+    {
+        "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler",
+        "org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerLoginCallbackHandler",
+    }
+)
+
+# Keys whose values are secret, in Java properties and in the clients' own configurations.
+SECRET_KEYS = frozenset(
+    {
+        "sasl.jaas.config",
+        "ssl.key.password",
+        "ssl.keystore.password",
+        "ssl.truststore.password",
+        "ssl.keystore.key",
+        "sasl.oauthbearer.client.credentials.client.secret",
+        "sasl.oauthbearer.assertion.private.key.passphrase",
+        # librdkafka
+        "sasl.password",
+        "ssl.key.pem",
+        "sasl.oauthbearer.client.secret",
+        "sasl.oauthbearer.config",
+        # kafka-python
+        "sasl_plain_password",
+        "ssl_password",
+    }
+)
+REDACTED = "[hidden]"
+
+# Keys that change nothing the tools send, or that the tools set themselves.
+_NO_EFFECT = frozenset(
+    {
+        "bootstrap.servers",
+        "default.api.timeout.ms",
+        "retries",
+        "connections.max.idle.ms",
+        "receive.buffer.bytes",
+        "send.buffer.bytes",
+        "ssl.keymanager.algorithm",
+        "ssl.trustmanager.algorithm",
+        "sasl.login.class",
+        "sasl.login.refresh.window.factor",
+        "sasl.login.refresh.window.jitter",
+        "sasl.login.refresh.min.period.seconds",
+        "sasl.login.refresh.buffer.seconds",
+    }
+)
+# Java client keys the clients take under the same meaning (librdkafka name when it differs).
+TUNING = {
+    "client.id": "client.id",
+    "metadata.max.age.ms": "metadata.max.age.ms",
+    "reconnect.backoff.ms": "reconnect.backoff.ms",
+    "reconnect.backoff.max.ms": "reconnect.backoff.max.ms",
+    "retry.backoff.ms": "retry.backoff.ms",
+    "retry.backoff.max.ms": "retry.backoff.max.ms",
+    "socket.connection.setup.timeout.ms": "socket.connection.setup.timeout.ms",
+    "socket.connection.setup.timeout.max.ms": "socket.connection.setup.timeout.max.ms",
+    "request.timeout.ms": "socket.timeout.ms",
+}
+_UNDERSTOOD = frozenset(
+    {
+        "security.protocol",
+        "sasl.mechanism",
+        "sasl.jaas.config",
+        "sasl.kerberos.service.name",
+        "sasl.login.callback.handler.class",
+        "sasl.oauthbearer.token.endpoint.url",
+        "sasl.oauthbearer.scope",
+        "sasl.oauthbearer.scope.claim.name",
+        "sasl.oauthbearer.sub.claim.name",
+        "sasl.oauthbearer.client.credentials.client.id",
+        "sasl.oauthbearer.client.credentials.client.secret",
+        "ssl.truststore.location",
+        "ssl.truststore.password",
+        "ssl.truststore.type",
+        "ssl.truststore.certificates",
+        "ssl.keystore.location",
+        "ssl.keystore.password",
+        "ssl.keystore.type",
+        "ssl.keystore.key",
+        "ssl.keystore.certificate.chain",
+        "ssl.key.password",
+        "ssl.endpoint.identification.algorithm",
+        "ssl.protocol",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Store:
+    """A truststore or keystore as the properties give it: a file, or PEM text inline."""
+
+    type: str  # PEM, PKCS12 or JKS (as given, upper case; "" when not given)
+    location: str | None = None
+    password: str | None = None
+    pem: str | None = None  # ssl.truststore.certificates / ssl.keystore.certificate.chain
+    key_pem: str | None = None  # ssl.keystore.key
+
+
+@dataclass(frozen=True)
+class OAuth:
+    """OAUTHBEARER login: an unsecured token made locally, or client credentials from an endpoint."""
+
+    token_endpoint: str | None = None  # None: an unsecured (unsigned) token, as for development
+    client_id: str | None = None
+    client_secret: str | None = None
+    scope: str | None = None
+    principal: str | None = None  # unsecured tokens: the "sub" claim
+    lifetime_s: int = 3600
+    extensions: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ClientSecurity:
+    """Everything a properties file says about how to connect."""
+
+    protocol: str = "PLAINTEXT"
+    mechanism: str | None = None
+    username: str | None = None
+    password: str | None = None
+    oauth: OAuth | None = None
+    kerberos: Mapping[str, str] = field(default_factory=dict)  # service.name, keytab, principal
+    truststore: Store | None = None
+    keystore: Store | None = None
+    key_password: str | None = None
+    check_hostname: bool = True
+    tuning: Mapping[str, str] = field(default_factory=dict)  # Java key -> value (TUNING keys)
+    ignored: tuple[str, ...] = ()  # keys understood by no client we use, sorted
+
+    @property
+    def uses_tls(self) -> bool:
+        return self.protocol in ("SSL", "SASL_SSL")
+
+    @property
+    def uses_sasl(self) -> bool:
+        return self.protocol in ("SASL_PLAINTEXT", "SASL_SSL")
+
+
+# -- JAAS ----------------------------------------------------------------------------------------
+
+_JAAS_TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|([^\s=";]+)|(=)|(;))')
+
+
+@dataclass(frozen=True)
+class JaasEntry:
+    module: str
+    flag: str
+    options: Mapping[str, str]
+
+
+def parse_jaas(text: str) -> JaasEntry:
+    """``LoginModule flag key=value key="quoted value";`` (one entry, as ``sasl.jaas.config``
+    takes it). Errors never quote the text, which holds secrets."""
+    tokens: list[tuple[str, bool]] = []  # (text, quoted)
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        match = _JAAS_TOKEN.match(text, pos)
+        if match is None or match.end() == pos:
+            raise ConfigError("sasl.jaas.config is malformed (expected: LoginModule flag key=\"value\" ...;)")
+        pos = match.end()
+        if match.group(1) is not None:
+            tokens.append((re.sub(r"\\(.)", r"\1", match.group(1)), True))
+        else:
+            tokens.append((match.group(2) or match.group(3) or match.group(4), False))
+    if len(tokens) < 3 or tokens[-1] != (";", False) or tokens[0][1] or tokens[1][1]:
+        raise ConfigError("sasl.jaas.config is malformed (expected: LoginModule flag key=\"value\" ...;)")
+    module, flag = tokens[0][0], tokens[1][0]
+    if flag.lower() not in ("required", "requisite", "sufficient", "optional"):
+        raise ConfigError(f"sasl.jaas.config: unknown control flag after {module} (expected required)")
+    body = tokens[2:-1]
+    if (";", False) in body:
+        raise ConfigError("sasl.jaas.config holds more than one login module (the clients take one)")
+    if len(body) % 3:
+        raise ConfigError('sasl.jaas.config is malformed: expected key="value" options')
+    options: dict[str, str] = {}
+    for i in range(0, len(body), 3):
+        key, equals, value = body[i : i + 3]
+        if key[1] or equals != ("=", False) or value == ("=", False):
+            raise ConfigError('sasl.jaas.config is malformed: expected key="value" options')
+        options[key[0]] = value[0]
+    return JaasEntry(module, flag.lower(), options)
+
+
+# -- the properties ------------------------------------------------------------------------------
+
+
+def _store(props: Mapping[str, str], kind: str) -> Store | None:
+    location = props.get(f"ssl.{kind}.location") or None
+    inline = props.get("ssl.truststore.certificates" if kind == "truststore" else "ssl.keystore.certificate.chain")
+    key_pem = props.get("ssl.keystore.key") if kind == "keystore" else None
+    if not location and not inline:
+        return None
+    store_type = props.get(f"ssl.{kind}.type", "").strip().upper()
+    if inline and location:
+        raise ConfigError(f"ssl.{kind}.location and the inline PEM form cannot both be set")
+    if inline and store_type not in ("", "PEM"):
+        raise ConfigError(f"inline PEM {kind} certificates need ssl.{kind}.type=PEM, got {store_type}")
+    if store_type not in ("", "PEM", "PKCS12", "JKS"):
+        raise ConfigError(f"ssl.{kind}.type={store_type} is not supported (PEM, PKCS12 or JKS)")
+    if kind == "keystore" and inline and not key_pem:
+        raise ConfigError("ssl.keystore.certificate.chain needs ssl.keystore.key")
+    return Store(
+        type=store_type or ("PEM" if inline else ""),
+        location=location,
+        password=props.get(f"ssl.{kind}.password"),
+        pem=inline,
+        key_pem=key_pem,
+    )
+
+
+def _oauth(props: Mapping[str, str], options: Mapping[str, str]) -> OAuth:
+    handler = props.get("sasl.login.callback.handler.class")
+    endpoint = props.get("sasl.oauthbearer.token.endpoint.url")
+    extensions = {k[len("extension_") :]: v for k, v in options.items() if k.startswith("extension_")}
+    if endpoint:
+        if handler and handler not in _OAUTH_LOGIN_HANDLERS:
+            raise ConfigError(f"sasl.login.callback.handler.class={handler} is a custom class the tools cannot run")
+        client_id = props.get("sasl.oauthbearer.client.credentials.client.id") or options.get("clientId")
+        secret = props.get("sasl.oauthbearer.client.credentials.client.secret") or options.get("clientSecret")
+        if not client_id or not secret:
+            raise ConfigError(
+                "OAUTHBEARER with sasl.oauthbearer.token.endpoint.url needs clientId and clientSecret "
+                "in sasl.jaas.config"
+            )
+        scope = props.get("sasl.oauthbearer.scope") or options.get("scope")
+        return OAuth(endpoint, client_id, secret, scope, extensions=extensions)
+    if handler:
+        raise ConfigError(
+            f"sasl.login.callback.handler.class={handler} needs sasl.oauthbearer.token.endpoint.url"
+            if handler in _OAUTH_LOGIN_HANDLERS
+            else f"sasl.login.callback.handler.class={handler} is a custom class the tools cannot run"
+        )
+    principal = options.get("unsecuredLoginStringClaim_sub")
+    if not principal:
+        raise ConfigError(
+            "OAUTHBEARER needs either sasl.oauthbearer.token.endpoint.url (client credentials) or "
+            'unsecuredLoginStringClaim_sub="..." in sasl.jaas.config'
+        )
+    lifetime = options.get("unsecuredLoginLifetimeSeconds", "3600")
+    if not lifetime.isdigit():
+        raise ConfigError("sasl.jaas.config: unsecuredLoginLifetimeSeconds must be a number of seconds")
+    scope = options.get("unsecuredLoginListClaim_scope")
+    return OAuth(principal=principal, lifetime_s=int(lifetime), scope=scope, extensions=extensions)
+
+
+def _sasl(props: Mapping[str, str], mechanism: str) -> dict[str, object]:
+    jaas_text = props.get("sasl.jaas.config")
+    if not jaas_text:
+        if mechanism == "GSSAPI":  # a JAAS file given to the JVM: the ticket cache is used
+            return {"kerberos": {"service.name": props.get("sasl.kerberos.service.name", "kafka")}}
+        raise ConfigError(f"sasl.mechanism={mechanism} needs sasl.jaas.config")
+    jaas = parse_jaas(jaas_text)
+    expected = _LOGIN_MODULES[mechanism]
+    if jaas.module != expected:
+        raise ConfigError(f"sasl.mechanism={mechanism} needs {expected} in sasl.jaas.config, not {jaas.module}")
+    opts = jaas.options
+    if mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"):
+        if "username" not in opts or "password" not in opts:
+            raise ConfigError(f"sasl.jaas.config for {mechanism} needs username and password")
+        return {"username": opts["username"], "password": opts["password"]}
+    if mechanism == "OAUTHBEARER":
+        return {"oauth": _oauth(props, opts)}
+    kerberos = {"service.name": props.get("sasl.kerberos.service.name", "kafka")}
+    if opts.get("useKeyTab", "false").lower() == "true" and "keyTab" in opts:
+        kerberos["keytab"] = opts["keyTab"]
+    if "principal" in opts:
+        kerberos["principal"] = opts["principal"]
+    return {"kerberos": kerberos}
+
+
+def client_security(props: Mapping[str, str]) -> ClientSecurity:
+    """Read what the properties say about security; ConfigError names the first problem."""
+    protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
+    if protocol not in PROTOCOLS:
+        raise ConfigError(f"security.protocol={protocol} is not one of {', '.join(PROTOCOLS)}")
+    values: dict[str, object] = {"protocol": protocol}
+    if protocol.startswith("SASL_"):
+        mechanism = props.get("sasl.mechanism", "GSSAPI").strip().upper()  # Java's default
+        if mechanism not in MECHANISMS:
+            raise ConfigError(f"sasl.mechanism={mechanism} is not supported ({', '.join(MECHANISMS)})")
+        values["mechanism"] = mechanism
+        values |= _sasl(props, mechanism)
+    if protocol in ("SSL", "SASL_SSL"):
+        values["truststore"] = _store(props, "truststore")
+        values["keystore"] = _store(props, "keystore")
+        values["key_password"] = props.get("ssl.key.password")
+        values["check_hostname"] = props.get("ssl.endpoint.identification.algorithm", "https").strip() != ""
+    values["tuning"] = {k: v for k, v in props.items() if k in TUNING}
+    values["ignored"] = tuple(
+        sorted(k for k in props if k not in TUNING and k not in _UNDERSTOOD and k not in _NO_EFFECT)
+    )
+    return ClientSecurity(**values)  # type: ignore[arg-type]
+
+
+def secret_values(props: Mapping[str, str]) -> set[str]:
+    """Every secret text in the properties: whole secret values and the secret JAAS options,
+    so that output can be scrubbed of them even when a library quotes one back."""
+    secrets = {v for k, v in props.items() if k in SECRET_KEYS and v}
+    jaas = props.get("sasl.jaas.config")
+    if jaas:
+        try:
+            options = parse_jaas(jaas).options
+        except ConfigError:
+            options = {}
+        secrets |= {v for k, v in options.items() if k.lower() in ("password", "clientsecret") and v}
+    return {s for s in secrets if len(s) >= 3}
+
+
+def redact(config: Mapping[str, object]) -> dict[str, object]:
+    """A copy of a configuration with the secret values hidden (for --debug)."""
+    return {k: (REDACTED if k in SECRET_KEYS and v else v) for k, v in config.items()}
+
+
+def scrub(text: str, secrets: set[str]) -> str:
+    """``text`` with every secret replaced, longest first (one may contain another)."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+# Every secret the settings of this process hold, so that whatever is printed (errors, --debug
+# logs and tracebacks) can be scrubbed of them, whichever library put them in a message.
+KNOWN_SECRETS: set[str] = set()
+
+
+class ScrubFilter(logging.Filter):
+    """Scrubs secrets from log records; hides SASL exchanges, whose bytes can hold a password."""
+
+    def __init__(self, secrets: set[str]) -> None:
+        super().__init__()
+        self._secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "SaslAuthenticateRequest" in message or "SaslBytesRequest" in message:
+            message = "(a SASL authentication request; its bytes are not shown)"
+        record.msg, record.args = scrub(message, self._secrets | KNOWN_SECRETS), ()
+        return True
