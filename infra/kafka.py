@@ -636,7 +636,8 @@ def start(
     node_list = []
     for i in range(nodes):
         mine = ports[per_node * i : per_node * (i + 1)]
-        node_list.append(Node(i + 1, mine[0], mine[1], listeners=dict(zip(security.LISTENERS, mine[2:]))))
+        listeners = dict(zip(security.LISTENERS, mine[2:], strict=False))
+        node_list.append(Node(i + 1, mine[0], mine[1], listeners=listeners))
     cluster = Cluster(version, workdir, _random_cluster_id(), node_list, secure=secure)
     if secure:
         security.write_client_files(security.make_material(workdir), workdir)

@@ -98,7 +98,9 @@ def make_material(workdir: Path) -> Material:
     _key_and_cert(tls, "stranger", "/CN=alice", None, "other-ca")
     for name in ("broker", "badhost", "alice"):  # PEM keystores: key + chain in one file
         (tls / f"{name}-keystore.pem").write_text(
-            (tls / f"{name}.key").read_text() + (tls / f"{name}.pem").read_text() + (tls / "ca.pem").read_text()
+            (tls / f"{name}.key").read_text()
+            + (tls / f"{name}.pem").read_text()
+            + (tls / "ca.pem").read_text()
         )
     # The same client identity as PKCS12 and JKS, and the CA as PKCS12 and JKS truststores.
     _run(

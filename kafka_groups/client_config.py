@@ -186,14 +186,14 @@ def parse_jaas(text: str) -> JaasEntry:
     while pos < len(text):
         match = _JAAS_TOKEN.match(text, pos)
         if match is None or match.end() == pos:
-            raise ConfigError("sasl.jaas.config is malformed (expected: LoginModule flag key=\"value\" ...;)")
+            raise ConfigError('sasl.jaas.config is malformed (expected: LoginModule flag key="value" ...;)')
         pos = match.end()
         if match.group(1) is not None:
             tokens.append((re.sub(r"\\(.)", r"\1", match.group(1)), True))
         else:
             tokens.append((match.group(2) or match.group(3) or match.group(4), False))
     if len(tokens) < 3 or tokens[-1] != (";", False) or tokens[0][1] or tokens[1][1]:
-        raise ConfigError("sasl.jaas.config is malformed (expected: LoginModule flag key=\"value\" ...;)")
+        raise ConfigError('sasl.jaas.config is malformed (expected: LoginModule flag key="value" ...;)')
     module, flag = tokens[0][0], tokens[1][0]
     if flag.lower() not in ("required", "requisite", "sufficient", "optional"):
         raise ConfigError(f"sasl.jaas.config: unknown control flag after {module} (expected required)")
@@ -216,7 +216,9 @@ def parse_jaas(text: str) -> JaasEntry:
 
 def _store(props: Mapping[str, str], kind: str) -> Store | None:
     location = props.get(f"ssl.{kind}.location") or None
-    inline = props.get("ssl.truststore.certificates" if kind == "truststore" else "ssl.keystore.certificate.chain")
+    inline = props.get(
+        "ssl.truststore.certificates" if kind == "truststore" else "ssl.keystore.certificate.chain"
+    )
     key_pem = props.get("ssl.keystore.key") if kind == "keystore" else None
     if not location and not inline:
         return None
@@ -244,7 +246,9 @@ def _oauth(props: Mapping[str, str], options: Mapping[str, str]) -> OAuth:
     extensions = {k[len("extension_") :]: v for k, v in options.items() if k.startswith("extension_")}
     if endpoint:
         if handler and handler not in _OAUTH_LOGIN_HANDLERS:
-            raise ConfigError(f"sasl.login.callback.handler.class={handler} is a custom class the tools cannot run")
+            raise ConfigError(
+                f"sasl.login.callback.handler.class={handler} is a custom class the tools cannot run"
+            )
         client_id = props.get("sasl.oauthbearer.client.credentials.client.id") or options.get("clientId")
         secret = props.get("sasl.oauthbearer.client.credentials.client.secret") or options.get("clientSecret")
         if not client_id or not secret:
@@ -282,7 +286,9 @@ def _sasl(props: Mapping[str, str], mechanism: str) -> dict[str, object]:
     jaas = parse_jaas(jaas_text)
     expected = _LOGIN_MODULES[mechanism]
     if jaas.module != expected:
-        raise ConfigError(f"sasl.mechanism={mechanism} needs {expected} in sasl.jaas.config, not {jaas.module}")
+        raise ConfigError(
+            f"sasl.mechanism={mechanism} needs {expected} in sasl.jaas.config, not {jaas.module}"
+        )
     opts = jaas.options
     if mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"):
         if "username" not in opts or "password" not in opts:

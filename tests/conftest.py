@@ -61,6 +61,24 @@ def compat_broker() -> Iterator[Broker]:
     yield from _start(local_kafka.COMPAT_VERSION, "KAFKA_TEST_COMPAT_BOOTSTRAP")
 
 
+@pytest.fixture(scope="session")
+def secure_cluster() -> Iterator[local_kafka.Cluster]:
+    """A Kafka 4.x broker with SASL_SSL (SCRAM), SASL_PLAINTEXT (PLAIN, OAUTHBEARER), mTLS and the
+    standard authorizer (infra/security.py); TLS certificates and passwords are made at start.
+    KAFKA_TEST_SECURE_WORKDIR reuses one started with `python -m infra.kafka start --secure`."""
+    external = os.environ.get("KAFKA_TEST_SECURE_WORKDIR")
+    if external:
+        yield local_kafka.Cluster.load(external)
+        return
+    cluster = local_kafka.start(
+        nodes=1, version=local_kafka.KAFKA_VERSION, workdir=local_kafka.RUN_DIR / "pytest-secure", secure=True
+    )
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
 RunResult = subprocess.CompletedProcess
 
 

@@ -25,7 +25,7 @@ from kafka_groups.core.groups import (
     select_consumer_groups,
     select_streams_groups,
 )
-from kafka_groups.core.kafka_errors import RETRIABLE_COORDINATOR_ERRORS, KafkaErrorInfo, error_info
+from kafka_groups.core.kafka_errors import RETRIABLE_COORDINATOR_ERRORS, KafkaErrorInfo, denied, error_info
 from kafka_groups.core.streams import Assignment, StreamsGroup, StreamsMember, Subtopology, Tasks
 from kafka_groups.errors import CliError, ClusterError, TopicCommandError
 from kafka_groups.settings import ConnectionSettings
@@ -90,14 +90,16 @@ class KafkaAccess:
             f"within {self.settings.timeout_ms} ms{detail}"
         )
 
-    def _via_protocol(self, what: str, call: Any, *args: Any) -> Any:
-        """Run a protocol-layer call; its failures become one-line ClusterErrors."""
+    def _via_protocol(self, what: str, call: Any, *args: Any, needs: dict[str, str] | None = None) -> Any:
+        """Run a protocol-layer call; its failures become one-line ClusterErrors (``needs``:
+        the ACLs the call takes, named when the broker refuses one)."""
         from kafka.errors import KafkaError
 
         try:
             return call(*args)
         except KafkaError as exc:
-            raise ClusterError(f"{what} failed: {exc}") from None
+            reason = denied(getattr(exc, "errno", None), needs or {}) or str(exc)
+            raise ClusterError(f"{what} failed: {reason}") from None
 
     def _broker_api_version(self, api_key: int) -> int:
         """The highest version of an API that the brokers support (-1: none).
@@ -132,6 +134,8 @@ class KafkaAccess:
             if self._watch.failed:
                 raise ClusterError(self._watch.explain(security_of(self.settings), self.settings.timeout_s))
             concurrent.futures.wait([future], timeout=0.01)
+        if not future.done():
+            raise self._unreachable(TimeoutError())
 
     def close(self) -> None:
         if "_protocol" in self.__dict__:
@@ -237,10 +241,9 @@ class KafkaAccess:
         configs: dict[str, tuple[ConfigValue, ...]] = {}
         for result in (await configs_future).results:
             if result.error_code:
-                raise ClusterError(
-                    f"describing the configs of '{result.resource_name}' failed: "
-                    f"{_protocol_error(result.error_code).message}"
-                )
+                needs = {"topic": f"DESCRIBE_CONFIGS on topic '{result.resource_name}'"}
+                reason = denied(result.error_code, needs) or _protocol_error(result.error_code).message
+                raise ClusterError(f"describing the configs of '{result.resource_name}' failed: {reason}")
             configs[result.resource_name] = tuple(
                 ConfigValue(c.name, c.value, _config_is_default(c)) for c in result.configs
             )
@@ -309,7 +312,7 @@ class KafkaAccess:
             error = exc.args[0]
             if error.code() == TOPIC_ALREADY_EXISTS and tolerate_exists:
                 return False
-            raise self._topic_command_error(exc) from None
+            raise self._topic_command_error(exc, f"CREATE on topic '{name}' or on the cluster") from None
         return True
 
     def create_partitions(
@@ -330,23 +333,28 @@ class KafkaAccess:
         for result in response.results:
             if result.error_code:
                 info = _protocol_error(result.error_code)
-                raise TopicCommandError(result.error_message or info.message, result.error_code)
+                message = result.error_message or info.message
+                raise TopicCommandError(
+                    _topic_denied(result.error_code, message, f"ALTER on topic '{result.name}'"),
+                    result.error_code,
+                )
 
     def delete_topics(self, names: list[str]) -> None:
         from confluent_kafka import KafkaException
 
         futures = self._admin.delete_topics(names, request_timeout=self.settings.timeout_s)
-        for future in futures.values():
+        for name, future in futures.items():
             try:
                 future.result()
             except KafkaException as exc:
-                raise self._topic_command_error(exc) from None
+                raise self._topic_command_error(exc, f"DELETE on topic '{name}'") from None
 
-    def _topic_command_error(self, exc: BaseException) -> CliError:
+    def _topic_command_error(self, exc: BaseException, needs: str) -> CliError:
         error = exc.args[0] if exc.args else exc
-        if getattr(error, "code", lambda: None)() in _TIMEOUT_CODES:
+        code = getattr(error, "code", lambda: None)()
+        if code in _TIMEOUT_CODES:
             return self._unreachable(exc)
-        return TopicCommandError(_error_text(exc), getattr(error, "code", lambda: None)())
+        return TopicCommandError(_topic_denied(code, _error_text(exc), needs), code)
 
     def committed_offsets_on(self, topics: set[str]) -> dict[str, tuple[str, list[TopicPartition]]]:
         """Every consumer group with committed offsets on ``topics``: its state and those partitions."""
@@ -426,7 +434,9 @@ class KafkaAccess:
                 if error.code() == GROUP_ID_NOT_FOUND:
                     missing.append(group_id)
                     continue
-                raise self._admin_error(exc, f"describing group '{group_id}'") from None
+                raise self._admin_error(
+                    exc, f"describing group '{group_id}'", {"group": f"DESCRIBE on group '{group_id}'"}
+                ) from None
             state = _confluent_states().get(d.state)
             if state == "Dead":
                 missing.append(group_id)
@@ -470,8 +480,9 @@ class KafkaAccess:
         coordinator."""
         if not group_ids:
             return {}, []
+        ids = list(dict.fromkeys(group_ids))
         described: tuple[dict[str, GroupDescription], list[str]] = self._via_protocol(
-            "describing groups", self._run, self._describe_groups, list(dict.fromkeys(group_ids))
+            "describing groups", self._run, self._describe_groups, ids, needs=_describe_groups_acl(ids)
         )
         return described
 
@@ -492,8 +503,13 @@ class KafkaAccess:
                 "The broker does not support streams groups (StreamsGroupDescribe); "
                 "they need Kafka 4.2 or newer"
             )
+        ids = list(dict.fromkeys(group_ids))
         described: tuple[dict[str, StreamsGroup], dict[str, str]] = self._via_protocol(
-            "describing streams groups", self._run, self._describe_streams, list(dict.fromkeys(group_ids))
+            "describing streams groups",
+            self._run,
+            self._describe_streams,
+            ids,
+            needs=_describe_groups_acl(ids),
         )
         return described
 
@@ -506,7 +522,10 @@ class KafkaAccess:
         several times faster than confluent-kafka builds its per-partition objects."""
         if many and group_ids:
             raw = self._via_protocol(
-                "fetching committed offsets", self._protocol.list_group_offsets, {g: None for g in group_ids}
+                "fetching committed offsets",
+                self._protocol.list_group_offsets,
+                {g: None for g in group_ids},
+                needs=_describe_groups_acl(group_ids),
             )
             return {
                 group: {
@@ -544,7 +563,11 @@ class KafkaAccess:
             try:
                 listed = future.result()
             except KafkaException as exc:
-                raise self._admin_error(exc, f"fetching the committed offsets of '{group_id}'") from None
+                raise self._admin_error(
+                    exc,
+                    f"fetching the committed offsets of '{group_id}'",
+                    {"group": f"DESCRIBE on group '{group_id}'"},
+                ) from None
             result[group_id] = [tp for tp in listed.topic_partitions if tp.offset >= 0 and tp.error is None]
         return result
 
@@ -640,13 +663,19 @@ class KafkaAccess:
         return sum(len(t.partitions) for t in self._metadata().topics.values())
 
     def topic_partitions(self, topics: set[str]) -> dict[str, dict[int, int]]:
-        """Partition -> leader id (-1: none) for each named topic that exists."""
+        """Partition -> leader id (-1: none) for each named topic that exists. A topic the
+        principal may not describe is an error naming that ACL (the broker would otherwise
+        make it look absent)."""
         metadata = self._metadata(topics)
         found: dict[str, dict[int, int]] = {}
-        for name in topics:
+        for name in sorted(topics):
             topic = metadata.topics.get(name)
             if topic is not None and topic.error is None:
                 found[name] = {p.id: p.leader for p in topic.partitions.values()}
+            elif topic is not None:
+                hint = denied(topic.error.code(), {"topic": f"DESCRIBE on topic '{name}'"})
+                if hint:
+                    raise ClusterError(f"reading the partitions of topic '{name}' failed: {hint}")
         return found
 
     def offsets_for_time(
@@ -715,11 +744,15 @@ class KafkaAccess:
             try:
                 result = future.result()
                 errors = [tp for tp in result.topic_partitions if tp.error is not None]
-                outcome[group] = (
-                    f"{errors[0].topic}-{errors[0].partition}: {errors[0].error}" if errors else None
-                )
+                if errors:
+                    first = errors[0]
+                    needs = _commit_acl(group, first.topic)
+                    reason = denied(first.error.code(), needs) or first.error.str()
+                    outcome[group] = f"{first.topic}-{first.partition}: {reason}"
+                else:
+                    outcome[group] = None
             except KafkaException as exc:
-                outcome[group] = _error_text(exc)
+                outcome[group] = _error_text(exc, _commit_acl(group, None))
         return outcome
 
     def commit_offsets(self, group_id: str, offsets: dict[TopicPartition, tuple[int, str]]) -> None:
@@ -747,12 +780,15 @@ class KafkaAccess:
                     group, {KafkaTP(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets.items()}
                 )
             except KafkaError as exc:
-                outcome[group] = str(exc)
+                outcome[group] = denied(getattr(exc, "errno", None), _commit_acl(group, None)) or str(exc)
                 continue
             errors = [(tp, err) for tp, err in result.items() if getattr(err, "errno", 0)]
-            outcome[group] = (
-                f"{errors[0][0].topic}-{errors[0][0].partition}: {errors[0][1].__name__}" if errors else None
-            )
+            if errors:
+                tp, err = errors[0]
+                reason = denied(err.errno, _commit_acl(group, tp.topic)) or err.__name__
+                outcome[group] = f"{tp.topic}-{tp.partition}: {reason}"
+            else:
+                outcome[group] = None
         return outcome
 
     def delete_offsets(
@@ -827,12 +863,14 @@ class KafkaAccess:
             >= DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION
         )
 
-    def _admin_error(self, exc: BaseException, what: str) -> ClusterError:
+    def _admin_error(
+        self, exc: BaseException, what: str, needs: dict[str, str] | None = None
+    ) -> ClusterError:
         error = exc.args[0] if exc.args else exc
         code = getattr(error, "code", lambda: None)()
         if code in _TIMEOUT_CODES:
             return self._unreachable(exc)
-        return ClusterError(f"{what} failed: {_error_text(exc)}")
+        return ClusterError(f"{what} failed: {_error_text(exc, needs)}")
 
     # -- protocol work, run on kafka-python's network thread ------------------------------
     def _run(self, coro: Any, *args: Any) -> Any:
@@ -1007,6 +1045,7 @@ DESCRIBE_TOPIC_PARTITIONS_API_KEY = 75
 DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION = 1  # KIP-1327: CreationTimeMs per partition
 DESCRIBE_PAGE = 2000  # partitions per DescribeTopicPartitions response, as the Apache tool asks
 DEFAULT_CONFIG_SOURCE = 5  # DescribeConfigs ConfigSource.DEFAULT_CONFIG
+TOPIC_AUTHORIZATION_FAILED = 29
 CLUSTER_AUTHORIZATION_FAILED = 31
 TOPIC_ALREADY_EXISTS = 36
 GROUP_ID_NOT_FOUND = 69  # error codes
@@ -1047,13 +1086,37 @@ def _config_is_default(config: Any) -> bool:
     return bool(getattr(config, "is_default", False))
 
 
+def _topic_denied(code: int | None, message: str, needs: str) -> str:
+    """A kafka-topics refusal in the Apache wording, with the ACL it lacks when it is one."""
+    if code not in (TOPIC_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_FAILED):
+        return message
+    return f"{message.removeprefix('Broker: ').rstrip('.')}: the principal needs {needs}"
+
+
+def _describe_groups_acl(group_ids: list[str]) -> dict[str, str]:
+    named = f"group '{group_ids[0]}'" if len(group_ids) == 1 else "each group"
+    return {"group": f"DESCRIBE on {named}"}
+
+
+def _commit_acl(group: str, topic: str | None) -> dict[str, str]:
+    """What committing offsets (a reset) takes: READ on the group and on each topic."""
+    return {
+        "group": f"READ on group '{group}'",
+        "topic": f"READ on topic '{topic}'" if topic else "READ on the topics",
+    }
+
+
 def _topic_error(topic: str, code: int) -> ClusterError:
     info = _protocol_error(code)
     return ClusterError(f"describing topic '{topic}' failed: {info.message}")
 
 
-def _error_text(exc: BaseException) -> str:
+def _error_text(exc: BaseException, needs: dict[str, str] | None = None) -> str:
     error = exc.args[0] if exc.args else exc
+    code = error.code() if hasattr(error, "code") else None
+    hint = denied(code, needs) if needs is not None else None
+    if hint:
+        return hint
     text = error.str() if hasattr(error, "str") else str(error)
     return str(text)
 

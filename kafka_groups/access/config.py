@@ -156,7 +156,9 @@ def _ssl_context(sec: ClientSecurity) -> ssl.SSLContext:
                 handle.write(ident.key_pem + ident.chain_pem)
             context.load_cert_chain(path, password=ident.key_password)
         except ssl.SSLError:
-            raise ConfigError("the keystore's private key cannot be opened (check ssl.key.password)") from None
+            raise ConfigError(
+                "the keystore's private key cannot be opened (check ssl.key.password)"
+            ) from None
         finally:
             os.unlink(path)
     return context
@@ -207,21 +209,20 @@ def _fetch_token(oauth: OAuth, timeout_s: float) -> tuple[str, float]:
     form = {"grant_type": "client_credentials"}
     if oauth.scope:
         form["scope"] = oauth.scope
-    basic = base64.b64encode(
-        f"{urllib.parse.quote(oauth.client_id or '')}:{urllib.parse.quote(oauth.client_secret or '')}".encode()
-    ).decode()
+    pair = f"{urllib.parse.quote(oauth.client_id or '')}:{urllib.parse.quote(oauth.client_secret or '')}"
+    basic = base64.b64encode(pair.encode()).decode()
     request = urllib.request.Request(
         oauth.token_endpoint,
         data=urllib.parse.urlencode(form).encode(),
         headers={"Authorization": f"Basic {basic}", "Content-Type": "application/x-www-form-urlencoded"},
     )
     try:
-        with urllib.request.urlopen(request, timeout=max(timeout_s, 1.0)) as response:  # noqa: S310
+        with urllib.request.urlopen(request, timeout=max(timeout_s, 1.0)) as response:
             answer = json.load(response)
         token = str(answer["access_token"])
     except (OSError, ValueError, KeyError) as exc:
         reason = getattr(exc, "code", None) or type(exc).__name__
         raise ClusterError(
-            f"OAUTHBEARER: no token from sasl.oauthbearer.token.endpoint.url {oauth.token_endpoint} ({reason})"
+            f"OAUTHBEARER: no token from the token endpoint {oauth.token_endpoint} ({reason})"
         ) from None
     return token, now + float(answer.get("expires_in", 3600))

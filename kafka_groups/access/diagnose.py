@@ -19,6 +19,7 @@ from kafka_groups.client_config import ClientSecurity
 
 _AUTHENTICATION = -169  # librdkafka's _AUTHENTICATION
 _SSL = -181  # librdkafka's _SSL
+_TRANSPORT = -195  # also what a TLS client meets at a listener that does not speak TLS
 _WHERE = re.compile(r"^\w+://([^/\s]+)/\S*: ")
 _AFTER = re.compile(r" \(after \d+ms in state \w+\)$")
 _UNKNOWN_CA = {18, 19, 20, 21}  # X509 self-signed leaf / in chain, no local issuer, leaf unverifiable
@@ -36,6 +37,8 @@ class ConnectionWatch:
 
     def on_error(self, error: Any) -> None:
         code = error.code()
+        if code == _TRANSPORT and "SSL handshake failed" in error.str():
+            code = _SSL
         if code in (_AUTHENTICATION, _SSL):
             with self._lock:
                 if self.code is None:
@@ -78,6 +81,8 @@ def tls_failure(address: str, security: ClientSecurity, fallback: str, timeout_s
     except (OSError, ValueError):
         pass
     detail = fallback.removeprefix("SSL handshake failed: ")
+    if "PLAINTEXT broker listener" in detail:
+        detail += " (security.protocol says TLS; the listener does not speak it)"
     if security.keystore is None and "certificate" in detail and "verify" not in detail:
         detail += " (the broker may require a client certificate: ssl.keystore.*)"
     return f"{lead}{detail}"

@@ -32,7 +32,9 @@ def _read(store: Store, kind: str) -> bytes:
     try:
         data = Path(store.location).read_bytes()
     except OSError as exc:
-        raise ConfigError(f"cannot read ssl.{kind}.location {store.location}: {exc.strerror or exc}") from None
+        raise ConfigError(
+            f"cannot read ssl.{kind}.location {store.location}: {exc.strerror or exc}"
+        ) from None
     java_format = _JKS_MAGIC.get(data[:4])
     if java_format or store.type == "JKS":
         target = str(Path(store.location).with_suffix(".p12"))
@@ -81,7 +83,7 @@ def trusted_pem(store: Store) -> str:
         if _is_pem(data):
             text = data.decode("ascii", errors="replace")
         else:
-            key, cert, extra = _pkcs12(data, store.password, "truststore")
+            _key, cert, extra = _pkcs12(data, store.password, "truststore")
             return _cert_pem([c for c in (cert, *extra) if c is not None])
     certs = _blocks(text, "CERTIFICATE")
     if not certs:

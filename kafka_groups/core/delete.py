@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.javaorder import hashmap_order, string_keys_order, topic_partition_hash
-from kafka_groups.core.kafka_errors import KafkaErrorInfo
+from kafka_groups.core.kafka_errors import KafkaErrorInfo, denied
 from kafka_groups.core.reset import parse_topic_arg
 
 # Group-level errors the Apache tool words with the error's own message.
@@ -100,12 +100,16 @@ class OffsetDeleteResult:
         outcome = self.outcome
         if outcome is Outcome.DONE:
             return None
+        needs = {"group": f"DELETE on group '{self.group}'"}
         if self.top_level is not None and self.top_level.name in _GROUP_LEVEL:
-            return f"no offsets of group '{self.group}' were deleted: {self.top_level.message}"
+            reason = denied(self.top_level.code, needs) or self.top_level.message
+            return f"no offsets of group '{self.group}' were deleted: {reason}"
         topic, partition = self.failed[0]
         error = self.partitions[(topic, partition)]
         where = topic if partition == WHOLE_TOPIC else f"{topic}-{partition}"
-        first = f"{where}: {error.message if error else ''}"
+        needs["topic"] = f"READ on topic '{topic}'"
+        reason = (denied(error.code, needs) or error.message) if error else ""
+        first = f"{where}: {reason}"
         if outcome is Outcome.FAILED:
             return f"no offsets of group '{self.group}' were deleted ({first})"
         count = f"{len(self.failed)} of {len(self.partitions)}"
@@ -155,7 +159,7 @@ class GroupDeleteResult:
         if not self.failed:
             return None
         group, error = self.failed[0]
-        first = f"'{group}': {error.message}"
+        first = f"'{group}': {denied(error.code, {'group': f'DELETE on group {group!r}'}) or error.message}"
         if self.deleted:
             count = f"{len(self.failed)} of {len(self.failed) + len(self.deleted)}"
             return f"{count} groups were not deleted ({first})"

@@ -82,3 +82,20 @@ def error_info(code: int, fallback_name: str = "", fallback_message: str = "") -
     name = fallback_name or f"ERROR_{code}"
     exception = "".join(part.capitalize() for part in name.lower().split("_")) + "Exception"
     return KafkaErrorInfo(code, name, exception, fallback_message or name)
+
+
+AUTHORIZATION_RESOURCES = {29: "topic", 30: "group", 31: "cluster"}
+
+
+def denied(code: int | None, needs: dict[str, str]) -> str | None:
+    """For an authorization error, the one line naming what the principal lacks: ``needs``
+    maps a resource kind (topic, group, cluster) to the ACL that the action takes on it, such
+    as ``{"group": "READ on group 'g'"}``. None for any other error."""
+    resource = AUTHORIZATION_RESOURCES.get(code) if code is not None else None
+    if resource is None:
+        return None
+    assert code is not None
+    name = error_info(code).name
+    if resource in needs:
+        return f"not authorized: the principal needs {needs[resource]} ({name})"
+    return f"not authorized ({name})"
