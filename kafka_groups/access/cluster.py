@@ -27,7 +27,7 @@ from kafka_groups.core.groups import (
 )
 from kafka_groups.core.kafka_errors import RETRIABLE_COORDINATOR_ERRORS, KafkaErrorInfo, denied, error_info
 from kafka_groups.core.streams import Assignment, StreamsGroup, StreamsMember, Subtopology, Tasks
-from kafka_groups.errors import CliError, ClusterError, TopicCommandError
+from kafka_groups.errors import CliError, ClusterError, ConfigError, TopicCommandError
 from kafka_groups.settings import ConnectionSettings
 from kafka_topics.describe import NO_LEADER, ConfigValue, PartitionState, Reassignment, TopicState, kafka_uuid
 
@@ -112,12 +112,16 @@ class KafkaAccess:
 
     @cached_property
     def _admin(self) -> Any:
+        from confluent_kafka import KafkaException
         from confluent_kafka.admin import AdminClient
 
         config = librdkafka_config(self.settings)
         config["logger"] = logging.getLogger("kafka_groups.librdkafka")
         config["error_cb"] = self._watch.on_error
-        admin = AdminClient(config)
+        try:
+            admin = AdminClient(config)
+        except KafkaException as exc:  # settings librdkafka refuses, e.g. a mechanism it was built without
+            raise ConfigError(f"the Kafka client refuses these settings: {_error_text(exc)}") from None
         if self._secured:
             self._await_connection(admin)
         return admin
