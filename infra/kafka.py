@@ -709,7 +709,7 @@ def _secureproperties(material: security.Material, node: Node) -> dict[str, obje
         "listeners": f"{addresses},CONTROLLER://127.0.0.1:{node.controller_port}",
         "advertised.listeners": addresses,
         "listener.security.protocol.map": ",".join(f"{k}:{v}" for k, v in protocols.items()),
-        **security.server_properties(material, node.listeners),
+        **security.server_properties(material),
     }
 
 

@@ -133,8 +133,8 @@ def scram_format_args(material: Material) -> list[str]:
     return args
 
 
-def server_properties(material: Material, ports: dict[str, int]) -> dict[str, object]:
-    """The listener, SASL, TLS and authorizer settings a secure node adds."""
+def server_properties(material: Material) -> dict[str, object]:
+    """The SASL, TLS and authorizer settings a secure node adds (its caller sets the listeners)."""
     plain_users = " ".join(f'user_{u}="{p}"' for u, p in material.passwords.items())
     scram = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
     props: dict[str, object] = {
@@ -160,7 +160,6 @@ def server_properties(material: Material, ports: dict[str, int]) -> dict[str, ob
             "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"
         ),
     }
-    del ports  # the listeners themselves are set by the caller with the other listeners
     return props
 
 

@@ -110,7 +110,6 @@ _UNDERSTOOD = frozenset(
         "ssl.keystore.certificate.chain",
         "ssl.key.password",
         "ssl.endpoint.identification.algorithm",
-        "ssl.protocol",
     }
 )
 
