@@ -241,7 +241,8 @@ def test_reset_export_two_groups_and_from_file(world, apache, ours, tmp_path):
     replay = ["--reset-offsets", *both, "--from-file", str(plan), "--dry-run"]
     theirs, mine = _sg(apache, world.bs, *replay), _sg(ours, world.bs, *replay)
     assert theirs.returncode == 0, theirs.stderr
-    assert mine.stdout == theirs.stdout
+    # The Apache tool's row order for a replayed file changes between its JVM runs (README).
+    assert sorted(mine.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
     assert mine.stdout.count(" 4  ") == 2 * PARTITIONS
 
 
