@@ -361,9 +361,9 @@ KNOWN_SECRETS: set[str] = set()
 class ScrubFilter(logging.Filter):
     """Scrubs secrets from log records; hides SASL exchanges, whose bytes can hold a password."""
 
-    def __init__(self, secrets: set[str]) -> None:
+    def __init__(self, secrets: set[str] | None = None) -> None:
         super().__init__()
-        self._secrets = secrets
+        self._secrets = secrets or set()
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()

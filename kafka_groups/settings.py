@@ -44,6 +44,10 @@ class ConnectionSettings:
     command_config: str | None = None
     debug: bool = False
 
+    def __post_init__(self) -> None:
+        # Every settings object, however made, puts its secrets where all output is scrubbed.
+        KNOWN_SECRETS.update(secret_values(self.properties))
+
     @property
     def timeout_s(self) -> float:
         return max(self.timeout_ms, 1) / 1000.0
@@ -60,7 +64,6 @@ def resolve_settings(
     env = os.environ if environ is None else environ
     config_path = command_config or env.get(ENV_COMMAND_CONFIG) or None
     properties = environment_properties(env) | (load_properties(config_path) if config_path else {})
-    KNOWN_SECRETS.update(secret_values(properties))
     bootstrap = bootstrap_server or env.get(ENV_BOOTSTRAP) or properties.get("bootstrap.servers") or None
     if not bootstrap:
         raise UsageError(f'Missing required argument "[bootstrap-server]" (or set {ENV_BOOTSTRAP})')

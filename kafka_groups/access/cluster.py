@@ -17,7 +17,7 @@ from typing import Any
 
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, security_of, warn_unmapped
 from kafka_groups.access.diagnose import ConnectionWatch, tls_failure
-from kafka_groups.client_config import ScrubFilter, secret_values
+from kafka_groups.client_config import ScrubFilter
 from kafka_groups.core.describe import Committed, Coordinator, GroupDescription, Member, TopicPartition
 from kafka_groups.core.groups import (
     CONSUMER_GROUP_TYPES,
@@ -25,7 +25,13 @@ from kafka_groups.core.groups import (
     select_consumer_groups,
     select_streams_groups,
 )
-from kafka_groups.core.kafka_errors import RETRIABLE_COORDINATOR_ERRORS, KafkaErrorInfo, denied, error_info
+from kafka_groups.core.kafka_errors import (
+    AUTHORIZATION_RESOURCES,
+    RETRIABLE_COORDINATOR_ERRORS,
+    KafkaErrorInfo,
+    denied,
+    error_info,
+)
 from kafka_groups.core.streams import Assignment, StreamsGroup, StreamsMember, Subtopology, Tasks
 from kafka_groups.errors import CliError, ClusterError, ConfigError, TopicCommandError
 from kafka_groups.settings import ConnectionSettings
@@ -44,9 +50,9 @@ def _quiet_client_logs(settings: ConnectionSettings) -> None:
     logging.getLogger("kafka_groups.librdkafka").setLevel(level)
     if settings.debug:
         logging.basicConfig(level=logging.DEBUG)
-        scrub = ScrubFilter(secret_values(settings.properties))
         for handler in logging.getLogger().handlers:
-            handler.addFilter(scrub)
+            if not any(isinstance(f, ScrubFilter) for f in handler.filters):
+                handler.addFilter(ScrubFilter())
 
 
 class KafkaAccess:
@@ -439,7 +445,7 @@ class KafkaAccess:
                     missing.append(group_id)
                     continue
                 raise self._admin_error(
-                    exc, f"describing group '{group_id}'", {"group": f"DESCRIBE on group '{group_id}'"}
+                    exc, f"describing group '{group_id}'", _describe_groups_acl([group_id])
                 ) from None
             state = _confluent_states().get(d.state)
             if state == "Dead":
@@ -570,7 +576,7 @@ class KafkaAccess:
                 raise self._admin_error(
                     exc,
                     f"fetching the committed offsets of '{group_id}'",
-                    {"group": f"DESCRIBE on group '{group_id}'"},
+                    _describe_groups_acl([group_id]),
                 ) from None
             result[group_id] = [tp for tp in listed.topic_partitions if tp.offset >= 0 and tp.error is None]
         return result
@@ -1049,7 +1055,6 @@ DESCRIBE_TOPIC_PARTITIONS_API_KEY = 75
 DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION = 1  # KIP-1327: CreationTimeMs per partition
 DESCRIBE_PAGE = 2000  # partitions per DescribeTopicPartitions response, as the Apache tool asks
 DEFAULT_CONFIG_SOURCE = 5  # DescribeConfigs ConfigSource.DEFAULT_CONFIG
-TOPIC_AUTHORIZATION_FAILED = 29
 CLUSTER_AUTHORIZATION_FAILED = 31
 TOPIC_ALREADY_EXISTS = 36
 GROUP_ID_NOT_FOUND = 69  # error codes
@@ -1092,7 +1097,7 @@ def _config_is_default(config: Any) -> bool:
 
 def _topic_denied(code: int | None, message: str, needs: str) -> str:
     """A kafka-topics refusal in the Apache wording, with the ACL it lacks when it is one."""
-    if code not in (TOPIC_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_FAILED):
+    if code not in AUTHORIZATION_RESOURCES:
         return message
     return f"{message.removeprefix('Broker: ').rstrip('.')}: the principal needs {needs}"
 

@@ -134,12 +134,12 @@ def kafka_python_config(settings: ConnectionSettings) -> dict[str, Any]:
         if sec.kerberos:
             config["sasl_kerberos_service_name"] = sec.kerberos["service.name"]
     if sec.uses_tls:
-        config["ssl_context"] = _ssl_context(sec)
+        config["ssl_context"] = ssl_context(sec)
         config["ssl_check_hostname"] = sec.check_hostname
     return config
 
 
-def _ssl_context(sec: ClientSecurity) -> ssl.SSLContext:
+def ssl_context(sec: ClientSecurity) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = sec.check_hostname
     context.verify_mode = ssl.CERT_REQUIRED

@@ -89,16 +89,10 @@ def tls_failure(address: str, security: ClientSecurity, fallback: str, timeout_s
 
 
 def _handshake(host: str, port: int, security: ClientSecurity, timeout_s: float) -> None:
-    from kafka_groups.access import tls
+    from kafka_groups.access.config import ssl_context  # the context kafka-python connects with
 
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    context.check_hostname = security.check_hostname
-    if security.truststore is not None:
-        context.load_verify_locations(cadata=tls.trusted_pem(security.truststore))
-    else:
-        context.load_default_certs()
     with (
         socket.create_connection((host, port), timeout=max(timeout_s, 1.0)) as raw,
-        context.wrap_socket(raw, server_hostname=host),
+        ssl_context(security).wrap_socket(raw, server_hostname=host),
     ):
         pass

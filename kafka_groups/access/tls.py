@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from kafka_groups.client_config import Store
@@ -74,6 +75,7 @@ def _cert_pem(certs: list[object]) -> str:
     return "".join(c.public_bytes(Encoding.PEM).decode() for c in certs)  # type: ignore[attr-defined]
 
 
+@lru_cache(maxsize=4)  # each client of a command takes the same store: read and decode it once
 def trusted_pem(store: Store) -> str:
     """The CA certificates of a truststore, PEM."""
     if store.pem is not None:
@@ -91,6 +93,7 @@ def trusted_pem(store: Store) -> str:
     return "".join(certs)
 
 
+@lru_cache(maxsize=4)
 def identity(store: Store, key_password: str | None) -> Identity:
     """The client certificate chain and key of a keystore, PEM."""
     if store.pem is not None:
