@@ -16,6 +16,7 @@ class ExitCode(enum.IntEnum):
     ERROR = 1  # the action failed: missing group, unreachable cluster, broker error
     USAGE = 2  # the command line is invalid; nothing was contacted or written
     PARTIAL = 3  # the action ran but some groups or partitions failed
+    UNKNOWN = 4  # a write was sent but whether it landed could not be verified
 
 
 class CliError(Exception):
@@ -51,6 +52,13 @@ class PartialFailure(CliError):
     """Part of the requested work failed; the rest succeeded and was reported."""
 
     exit_code = ExitCode.PARTIAL
+
+
+class OutcomeUnknown(CliError):
+    """A write was sent to the cluster and no answer said whether it took effect. The message
+    names the command that checks it and, where there is one, the undo."""
+
+    exit_code = ExitCode.UNKNOWN
 
 
 class TopicCommandError(CliError):
