@@ -46,16 +46,18 @@ BY_TIME = frozenset({Scenario.TO_DATETIME, Scenario.BY_DURATION, Scenario.TO_STA
 
 ALLOWED_STATES = frozenset({"Empty", "Dead"})
 
+# KIP-1282's two error texts for --to-start-time, word for word (after the "Error: " label).
+START_TIME_REFUSED = "Cannot reset offsets using --to-start-time."
 START_TIME_UNSUPPORTED = (
-    "The broker does not support to_start_time (requires ConsumerGroupDescribe v2+ or "
-    "StreamsGroupDescribe v1+). Please upgrade the broker."
+    f"{START_TIME_REFUSED} The broker does not support to_start_time (requires ConsumerGroupDescribe v2+ "
+    "or StreamsGroupDescribe v1+). Please upgrade the broker."
 )
 
 
 def start_time_unavailable(group: str) -> str:
     return (
-        f"The group creation time is not available for group '{group}'. The group was created "
-        "before its broker recorded creation times. Please delete and recreate the group."
+        f"{START_TIME_REFUSED} The group creation time is not available for group '{group}'. The group may "
+        "have been created before KIP-1282 was enabled. Please delete and recreate the group."
     )
 
 

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from kafka_groups.render.registry import TableSpec
 
 JSON_SCHEMA = "kafka-group-tools/group-describe/v1"
-CREATION_TIME_WIDTH = 25  # "2026-01-31T12:00:00.000Z" is 24 characters
+# --state --verbose: KIP-1282 appends GROUP-CREATION-TIME after #MEMBERS, which then needs a width.
+MEMBERS_WIDTH = 10
 
 
 def _s(value: object | None) -> str:
@@ -123,12 +124,12 @@ def _state_text(group: DescribedGroup, verbose: bool) -> str:
     kw = max(25, len(coordinator))
     assignor = desc.assignor or MISSING
     if verbose:
-        # The Apache layout plus KIP-1282's GROUP-CREATION-TIME before #MEMBERS.
-        widths = [gw, kw, 20, 20, 15, 25, CREATION_TIME_WIDTH]
+        # The Apache layout plus KIP-1282's GROUP-CREATION-TIME, the last column.
+        widths = [gw, kw, 20, 20, 15, 25, MEMBERS_WIDTH]
         header = ["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "GROUP-EPOCH"]
-        header += ["TARGET-ASSIGNMENT-EPOCH", "GROUP-CREATION-TIME", "#MEMBERS"]
+        header += ["TARGET-ASSIGNMENT-EPOCH", "#MEMBERS", "GROUP-CREATION-TIME"]
         values = [desc.group_id, coordinator, assignor, desc.state, _s(desc.group_epoch)]
-        values += [_s(desc.target_assignment_epoch), creation_time(desc), str(len(desc.members))]
+        values += [_s(desc.target_assignment_epoch), str(len(desc.members)), creation_time(desc)]
     else:
         widths = [gw, kw, 20, 20]
         header = ["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"]
@@ -220,12 +221,12 @@ def table(result: DescribeResult) -> TableSpec:
                 d.type,
                 _s(d.group_epoch),
                 _s(d.target_assignment_epoch),
-                creation_time(d),
                 str(len(d.members)),
+                creation_time(d),
             ]
         )
     columns = ["GROUP", "COORDINATOR (ID)", "STRATEGY", "STATE", "TYPE", "EPOCH"]
-    columns += ["TARGET EPOCH", "CREATED", "MEMBERS"]
+    columns += ["TARGET EPOCH", "MEMBERS", "CREATED"]
     return TableSpec("", columns, rows, (), "No groups.")
 
 
@@ -239,9 +240,6 @@ def _group_json(group: DescribedGroup, view: View) -> dict[str, Any]:
         "assignment_strategy": d.assignor or None,
         "group_epoch": d.group_epoch,
         "target_assignment_epoch": d.target_assignment_epoch,
-        "creation_time_ms": d.creation_time_ms
-        if d.creation_time_ms is not None and d.creation_time_ms >= 0
-        else None,
         "members": [
             {
                 "member_id": m.member_id,
@@ -257,6 +255,9 @@ def _group_json(group: DescribedGroup, view: View) -> dict[str, Any]:
             }
             for m in d.members
         ],
+        "creation_time_ms": d.creation_time_ms
+        if d.creation_time_ms is not None and d.creation_time_ms >= 0
+        else None,
     }
     if view is View.OFFSETS:
         doc["offsets"] = [

@@ -17,13 +17,13 @@ from kafka_groups.core.streams import (
     state_notice,
 )
 from kafka_groups.core.times import iso_utc_ms
+from kafka_groups.render.describe import MEMBERS_WIDTH
 
 if TYPE_CHECKING:
     from kafka_groups.render.registry import TableSpec
 
 JSON_SCHEMA = "kafka-group-tools/streams-group-describe/v1"
 MISSING = "-"
-CREATION_TIME_WIDTH = 25
 
 
 def _s(value: object | None) -> str:
@@ -141,7 +141,7 @@ def _state_text(d: DescribedStreamsGroup, verbose: bool) -> str:
             [g.group_id, coordinator, g.state, str(len(g.members))],
         ]
     else:
-        widths = [gw, kw, 25, 15, 25, CREATION_TIME_WIDTH]
+        widths = [gw, kw, 25, 15, 25, MEMBERS_WIDTH]  # KIP-1282's GROUP-CREATION-TIME last
         rows = [
             [
                 "GROUP",
@@ -149,8 +149,8 @@ def _state_text(d: DescribedStreamsGroup, verbose: bool) -> str:
                 "STATE",
                 "GROUP-EPOCH",
                 "TARGET-ASSIGNMENT-EPOCH",
-                "GROUP-CREATION-TIME",
                 "#MEMBERS",
+                "GROUP-CREATION-TIME",
             ],
             [
                 g.group_id,
@@ -158,8 +158,8 @@ def _state_text(d: DescribedStreamsGroup, verbose: bool) -> str:
                 g.state,
                 str(g.group_epoch),
                 str(g.target_assignment_epoch),
-                creation_time(g),
                 str(len(g.members)),
+                creation_time(g),
             ],
         ]
     return _notice(g) + "".join(_line(r, widths) for r in rows)
@@ -210,12 +210,12 @@ def table(result: StreamsDescribeResult) -> TableSpec:
             d.group.state,
             str(d.group.group_epoch),
             str(d.group.target_assignment_epoch),
-            creation_time(d.group),
             str(len(d.group.members)),
+            creation_time(d.group),
         ]
         for d in result.groups
     ]
-    columns = ["GROUP", "COORDINATOR (ID)", "STATE", "EPOCH", "TARGET EPOCH", "CREATED", "MEMBERS"]
+    columns = ["GROUP", "COORDINATOR (ID)", "STATE", "EPOCH", "TARGET EPOCH", "MEMBERS", "CREATED"]
     return TableSpec("", columns, rows, (), "No groups.")
 
 
@@ -240,9 +240,6 @@ def _group_json(d: DescribedStreamsGroup, view: str) -> dict[str, Any]:
         "group_epoch": g.group_epoch,
         "target_assignment_epoch": g.target_assignment_epoch,
         "topology_epoch": g.topology_epoch,
-        "creation_time_ms": g.creation_time_ms
-        if g.creation_time_ms is not None and g.creation_time_ms >= 0
-        else None,
         "subtopologies": [
             {
                 "subtopology": s.subtopology_id,
@@ -267,6 +264,9 @@ def _group_json(d: DescribedStreamsGroup, view: str) -> dict[str, Any]:
             }
             for m in g.members
         ],
+        "creation_time_ms": g.creation_time_ms
+        if g.creation_time_ms is not None and g.creation_time_ms >= 0
+        else None,
     }
     if view == "offsets":
         doc["offsets"] = [

@@ -53,17 +53,19 @@ def _both(apache, ours, bs, *args):
 
 
 def with_creation_time_column(apache_text: str) -> str:
-    """The Apache --state --verbose layout with KIP-1282's GROUP-CREATION-TIME column, as
-    ours prints it on a broker that cannot report creation times: ``-`` before #MEMBERS."""
+    """The Apache --state --verbose layout with KIP-1282's GROUP-CREATION-TIME appended after
+    #MEMBERS, as ours prints it on a broker that cannot report creation times (``-``)."""
+    from kafka_groups.render.describe import MEMBERS_WIDTH
+
     lines = apache_text.split("\n")
     out = []
     at = None
     for line in lines:
         if "#MEMBERS" in line:
             at = line.index("#MEMBERS")
-            out.append(line[:at] + "GROUP-CREATION-TIME".ljust(25) + " " + line[at:])
+            out.append(line[:at] + "#MEMBERS".ljust(MEMBERS_WIDTH) + " GROUP-CREATION-TIME")
         elif at is not None and line:
-            out.append(line[:at] + "-".ljust(25) + " " + line[at:])
+            out.append(line[:at] + line[at:].ljust(MEMBERS_WIDTH) + " -")
         else:
             out.append(line)
     return "\n".join(out)

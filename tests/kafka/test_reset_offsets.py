@@ -249,8 +249,8 @@ def test_to_start_time_fails_with_the_kip_message_on_todays_brokers(broker, topi
     mine = _reset(ours, bs, "--group", group, "--to-start-time", "--all-topics", "--execute")
     assert mine.returncode == 1
     assert mine.stderr.strip().endswith(
-        "Error: The broker does not support to_start_time (requires ConsumerGroupDescribe v2+ or "
-        "StreamsGroupDescribe v1+). Please upgrade the broker."
+        "Error: Cannot reset offsets using --to-start-time. The broker does not support to_start_time "
+        "(requires ConsumerGroupDescribe v2+ or StreamsGroupDescribe v1+). Please upgrade the broker."
     )
     assert committed(bs, group) == before
 

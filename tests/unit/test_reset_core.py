@@ -1,12 +1,15 @@
 """The reset planner with plain data: scenarios, clamping, parsing, the plan file, export."""
 
 import datetime as dt
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kafka_groups.core.reset import (
+    START_TIME_UNSUPPORTED,
     PartitionOffsets,
     ResetSpec,
     Scenario,
@@ -18,6 +21,7 @@ from kafka_groups.core.reset import (
     parse_plan_csv,
     parse_topic_arg,
     plan_group,
+    start_time_unavailable,
     start_timestamp,
 )
 from kafka_groups.errors import CliError, UsageError
@@ -268,5 +272,16 @@ def test_start_time_uses_the_creation_time_or_fails_with_the_kip_message():
     for unknown in (-1, None):
         with pytest.raises(CliError) as info:
             start_timestamp("g", unknown)
-        assert info.value.message.startswith("The group creation time is not available for group 'g'.")
-        assert info.value.message.endswith("Please delete and recreate the group.")
+        assert info.value.message == start_time_unavailable("g")
+        assert "for group 'g'." in info.value.message
+
+
+KIP_1282 = Path(__file__).resolve().parents[3] / "shared" / "kips" / "KIP-1282-group-creation-time.txt"
+
+
+@pytest.mark.skipif(not KIP_1282.exists(), reason="the KIP texts live in ../shared beside the checkout")
+def test_to_start_time_errors_are_the_kip_texts_word_for_word():
+    kip = KIP_1282.read_text()
+    said = set(re.findall(r"Error: (Cannot reset offsets using --to-start-time\. .+?Please [a-z ]+\.)", kip))
+    assert len(said) == 2, said  # the two cases the KIP distinguishes
+    assert said == {START_TIME_UNSUPPORTED, start_time_unavailable("<group>")}

@@ -217,7 +217,8 @@ def test_state_layouts_and_kip1282_column():
     verbose = _text("state", True, _group(creation=1_767_225_600_123))
     header, row = verbose.rstrip("\n").split("\n")
     at = header.index("GROUP-CREATION-TIME")
-    assert header.index("#MEMBERS") == at + 26
+    assert header.endswith("#MEMBERS   GROUP-CREATION-TIME")  # KIP-1282: appended, the last column
+    assert row.endswith(" 2026-01-01T00:00:00.123Z")
     assert row[at:].split()[0] == "2026-01-01T00:00:00.123Z"
     for unknown in (None, -1):  # not sent, or sent as unknown: never a made-up time
         header, row = _text("state", True, _group(creation=unknown)).rstrip("\n").split("\n")
