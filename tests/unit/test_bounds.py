@@ -400,3 +400,12 @@ def test_escaped_text_has_no_control_characters(text):
     assert not any((ord(c) < 32 and c != "\t") or 0x7F <= ord(c) <= 0x9F for c in out)
     if not any((ord(c) < 32 and c != "\t") or 0x7F <= ord(c) <= 0x9F for c in text):
         assert out == text
+
+
+def test_the_row_limit_can_be_raised_but_not_blanked_into_nothing():
+    assert reset.max_plan_rows({}) == reset.MAX_PLAN_ROWS
+    assert reset.max_plan_rows({reset.ENV_MAX_PLAN_ROWS: " "}) == reset.MAX_PLAN_ROWS
+    assert reset.max_plan_rows({reset.ENV_MAX_PLAN_ROWS: "2000000"}) == 2_000_000
+    for bad in ("0", "-1", "1e6", "many"):
+        with pytest.raises(UsageError, match="KAFKA_TOOLS_MAX_PLAN_ROWS must be a positive whole number"):
+            reset.max_plan_rows({reset.ENV_MAX_PLAN_ROWS: bad})
