@@ -409,3 +409,16 @@ def test_the_row_limit_can_be_raised_but_not_blanked_into_nothing():
     for bad in ("0", "-1", "1e6", "many"):
         with pytest.raises(UsageError, match="KAFKA_TOOLS_MAX_PLAN_ROWS must be a positive whole number"):
             reset.max_plan_rows({reset.ENV_MAX_PLAN_ROWS: bad})
+
+
+def test_rich_tables_show_names_escaped_and_never_as_markup():
+    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import print_table
+
+    out = io.StringIO()
+    spec = TableSpec("group \x1b]0;title\x07", ["GROUP"], [["a\x1b[2J[red]b[/red]"]])
+    print_table(spec, out)
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "a\\x1b[2J[red]b[/red]" in text
+    assert "group \\x1b]0;title\\x07" in text
