@@ -18,6 +18,9 @@ def _escaped(match: re.Match[str]) -> str:
     return {"\n": "\\n", "\r": "\\r"}.get(char) or f"\\x{ord(char):02x}"
 
 
-def escape_controls(text: str) -> str:
-    """``text`` with every control character (but tab) written as ``\\n``, ``\\r`` or ``\\xNN``."""
+def escape_controls(text: str, keep_newlines: bool = False) -> str:
+    """``text`` with every control character (but tab) written as ``\\n``, ``\\r`` or ``\\xNN``;
+    with ``keep_newlines``, text of several lines keeps its line breaks."""
+    if keep_newlines:
+        return "\n".join(_CONTROLS.sub(_escaped, line) for line in text.split("\n"))
     return _CONTROLS.sub(_escaped, text)

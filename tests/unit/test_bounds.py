@@ -422,3 +422,7 @@ def test_rich_tables_show_names_escaped_and_never_as_markup():
     assert "\x1b" not in text and "\x07" not in text
     assert "a\\x1b[2J[red]b[/red]" in text
     assert "group \\x1b]0;title\\x07" in text
+
+
+def test_notices_keep_their_lines_and_lose_their_controls():
+    assert escape_controls("a\x1b[2J\nb\r", keep_newlines=True) == "a\\x1b[2J\nb\\r"
