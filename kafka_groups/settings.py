@@ -39,20 +39,20 @@ def environment_properties(env: Mapping[str, str]) -> dict[str, str]:
 _ADDRESS = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.%]+)\]|(?P<host>[^\s,:\[\]]+)):(?P<port>[0-9]{1,5})")
 
 
-def check_bootstrap(value: str) -> str:
+def check_bootstrap(value: str, source: str = "--bootstrap-server") -> str:
     """``host:port[,host:port]`` (an IPv6 host in brackets), each port from 1 to 65535; the
     value without surrounding white space. Anything else is a usage error naming the address,
     before anything is contacted."""
     servers = value.strip()
     if not servers:
-        raise UsageError("--bootstrap-server is blank: expected host:port[,host:port]")
+        raise UsageError(f"{source} is blank: expected host:port[,host:port]")
     addresses = [entry.strip() for entry in servers.split(",")]
     for address in addresses:
         match = _ADDRESS.fullmatch(address)
         if match is None or not 1 <= int(match["port"]) <= 65535:
             shown = escape_controls(address)
             raise UsageError(
-                f"Invalid --bootstrap-server address '{shown}': expected host:port with a port "
+                f"Invalid {source} address '{shown}': expected host:port with a port "
                 "from 1 to 65535 ([host]:port for IPv6), several separated by commas"
             )
     return ",".join(addresses)
@@ -88,10 +88,22 @@ def resolve_settings(
     env = os.environ if environ is None else environ
     config_path = command_config or env.get(ENV_COMMAND_CONFIG) or None
     properties = environment_properties(env) | (load_properties(config_path) if config_path else {})
-    bootstrap = bootstrap_server or env.get(ENV_BOOTSTRAP) or properties.get("bootstrap.servers") or None
-    if not bootstrap:
+    # A value given but blank is an error where it was given, never a fall-back to the next.
+    source, bootstrap = next(
+        (
+            (name, value)
+            for name, value in (
+                ("--bootstrap-server", bootstrap_server),
+                (ENV_BOOTSTRAP, env.get(ENV_BOOTSTRAP) or None),  # set but empty: unset
+                (f"bootstrap.servers in {config_path}", properties.get("bootstrap.servers")),
+            )
+            if value is not None
+        ),
+        ("--bootstrap-server", None),
+    )
+    if bootstrap is None:
         raise UsageError(f'Missing required argument "[bootstrap-server]" (or set {ENV_BOOTSTRAP})')
-    servers = check_bootstrap(bootstrap)
+    servers = check_bootstrap(bootstrap, source)
     if timeout_ms < 0:
         raise ConfigError(f"--timeout must not be negative, got {timeout_ms}")
     if timeout_ms == 0:

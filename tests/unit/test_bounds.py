@@ -426,3 +426,14 @@ def test_rich_tables_show_names_escaped_and_never_as_markup():
 
 def test_notices_keep_their_lines_and_lose_their_controls():
     assert escape_controls("a\x1b[2J\nb\r", keep_newlines=True) == "a\\x1b[2J\nb\\r"
+
+
+def test_a_blank_bootstrap_flag_never_falls_back_to_the_environment():
+    env = {"KAFKA_BOOTSTRAP_SERVERS": "good:9092"}
+    with pytest.raises(UsageError, match="--bootstrap-server is blank"):
+        resolve_settings("  ", None, 5000, environ=env)
+    assert resolve_settings(None, None, 5000, environ=env).bootstrap_servers == "good:9092"
+    with pytest.raises(UsageError, match="Invalid KAFKA_BOOTSTRAP_SERVERS address 'good:x'"):
+        resolve_settings(None, None, 5000, environ={"KAFKA_BOOTSTRAP_SERVERS": "good:x"})
+    with pytest.raises(UsageError, match="Missing required argument"):
+        resolve_settings(None, None, 5000, environ={"KAFKA_BOOTSTRAP_SERVERS": ""})
