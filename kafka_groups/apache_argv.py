@@ -65,8 +65,9 @@ class Parsed:
 
 
 def parse_long(raw: str | None, name: str) -> int:
-    """A ``Long`` option value as jopt-simple converts it (no spaces, no underscores)."""
-    if raw is None or not _LONG.fullmatch(raw):
+    """A ``Long`` option value as jopt-simple converts it (no spaces, no underscores, within
+    Java's long range)."""
+    if raw is None or not _LONG.fullmatch(raw) or not -(2**63) <= int(raw) < 2**63:
         raise UsageError(f"Cannot parse argument '{raw}' of option {name}")
     return int(raw)
 

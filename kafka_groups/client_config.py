@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kafka_groups.errors import ConfigError
+from kafka_groups.escape import escape_controls
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
@@ -303,6 +304,19 @@ def _sasl(props: Mapping[str, str], mechanism: str) -> dict[str, object]:
     return {"kerberos": kerberos}
 
 
+def _tuning_value(key: str, value: str) -> str:
+    """A TUNING value as the clients take it; the numeric ones (all but ``client.id``) must be
+    whole numbers from 0 to Java's int range, and the error names the key, not the client's
+    own name for it."""
+    if key == "client.id":
+        return value
+    text = value.strip()
+    if not re.fullmatch(r"[0-9]+", text) or int(text) > 2**31 - 1:
+        shown = escape_controls(value)
+        raise ConfigError(f"{key}={shown} is not a valid number (whole milliseconds, 0 to {2**31 - 1})")
+    return text
+
+
 def client_security(props: Mapping[str, str]) -> ClientSecurity:
     """Read what the properties say about security; ConfigError names the first problem."""
     protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
@@ -320,7 +334,7 @@ def client_security(props: Mapping[str, str]) -> ClientSecurity:
         values["keystore"] = _store(props, "keystore")
         values["key_password"] = props.get("ssl.key.password")
         values["check_hostname"] = props.get("ssl.endpoint.identification.algorithm", "https").strip() != ""
-    values["tuning"] = {k: v for k, v in props.items() if k in TUNING}
+    values["tuning"] = {k: _tuning_value(k, v) for k, v in props.items() if k in TUNING}
     values["ignored"] = tuple(
         sorted(k for k in props if k not in TUNING and k not in _UNDERSTOOD and k not in _NO_EFFECT)
     )

@@ -103,6 +103,9 @@ def load_properties(path: str) -> dict[str, str]:
     except OSError as exc:
         raise ConfigError(f"cannot read --command-config file {path}: {exc.strerror or exc}") from None
     # Properties.load(InputStream) reads ISO-8859-1; Utils.loadProps uses a Reader (UTF-8).
+    # A UTF-8 byte order mark (editors on Windows write one) is not part of the first key.
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -13,11 +13,13 @@ properties file sets wins over its variable.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kafka_groups.client_config import KNOWN_SECRETS, secret_values
 from kafka_groups.errors import ConfigError, UsageError
+from kafka_groups.escape import escape_controls
 from kafka_groups.properties import load_properties
 
 ENV_BOOTSTRAP = "KAFKA_BOOTSTRAP_SERVERS"
@@ -32,6 +34,28 @@ def environment_properties(env: Mapping[str, str]) -> dict[str, str]:
         for name, value in env.items()
         if name.startswith(ENV_PROPERTY_PREFIX) and len(name) > len(ENV_PROPERTY_PREFIX)
     }
+
+
+_ADDRESS = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.%]+)\]|(?P<host>[^\s,:\[\]]+)):(?P<port>[0-9]{1,5})")
+
+
+def check_bootstrap(value: str, source: str = "--bootstrap-server") -> str:
+    """``host:port[,host:port]`` (an IPv6 host in brackets), each port from 1 to 65535; the
+    value without surrounding white space. Anything else is a usage error naming the address,
+    before anything is contacted."""
+    servers = value.strip()
+    if not servers:
+        raise UsageError(f"{source} is blank: expected host:port[,host:port]")
+    addresses = [entry.strip() for entry in servers.split(",")]
+    for address in addresses:
+        match = _ADDRESS.fullmatch(address)
+        if match is None or not 1 <= int(match["port"]) <= 65535:
+            shown = escape_controls(address)
+            raise UsageError(
+                f"Invalid {source} address '{shown}': expected host:port with a port "
+                "from 1 to 65535 ([host]:port for IPv6), several separated by commas"
+            )
+    return ",".join(addresses)
 
 
 @dataclass(frozen=True)
@@ -64,13 +88,28 @@ def resolve_settings(
     env = os.environ if environ is None else environ
     config_path = command_config or env.get(ENV_COMMAND_CONFIG) or None
     properties = environment_properties(env) | (load_properties(config_path) if config_path else {})
-    bootstrap = bootstrap_server or env.get(ENV_BOOTSTRAP) or properties.get("bootstrap.servers") or None
-    if not bootstrap:
+    # A value given but blank is an error where it was given, never a fall-back to the next.
+    source, bootstrap = next(
+        (
+            (name, value)
+            for name, value in (
+                ("--bootstrap-server", bootstrap_server),
+                (ENV_BOOTSTRAP, env.get(ENV_BOOTSTRAP) or None),  # set but empty: unset
+                (f"bootstrap.servers in {config_path}", properties.get("bootstrap.servers")),
+            )
+            if value is not None
+        ),
+        ("--bootstrap-server", None),
+    )
+    if bootstrap is None:
         raise UsageError(f'Missing required argument "[bootstrap-server]" (or set {ENV_BOOTSTRAP})')
+    servers = check_bootstrap(bootstrap, source)
     if timeout_ms < 0:
         raise ConfigError(f"--timeout must not be negative, got {timeout_ms}")
+    if timeout_ms == 0:
+        raise ConfigError("--timeout 0 leaves no time to reach the cluster: give milliseconds, e.g. 5000")
     return ConnectionSettings(
-        bootstrap_servers=bootstrap.strip(),
+        bootstrap_servers=servers,
         timeout_ms=timeout_ms,
         properties=properties,
         command_config=config_path,

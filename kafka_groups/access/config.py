@@ -20,6 +20,7 @@ from typing import Any
 from kafka_groups.access import tls
 from kafka_groups.client_config import TUNING, ClientSecurity, OAuth, client_security, redact
 from kafka_groups.errors import ClusterError, ConfigError
+from kafka_groups.escape import escape_controls
 from kafka_groups.settings import ConnectionSettings
 
 _FIRST_RECONNECT_BACKOFF_MS = 10
@@ -49,7 +50,7 @@ def warn_unmapped(settings: ConnectionSettings) -> None:
         parts.append(f"security settings the tools cannot apply: {', '.join(security)}")
     if other:
         parts.append(f"unsupported client properties: {', '.join(other)}")
-    print(f"Warning: ignoring {'; '.join(parts)}", file=sys.stderr)
+    print(escape_controls(f"Warning: ignoring {'; '.join(parts)}"), file=sys.stderr)
 
 
 def librdkafka_config(settings: ConnectionSettings) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from kafka_groups.apache_argv import is_flag_form
 from kafka_groups.client_config import KNOWN_SECRETS, scrub
 from kafka_groups.errors import CliError, ExitCode
+from kafka_groups.escape import escape_controls
 
 
 class Request(Protocol):
@@ -23,7 +24,9 @@ VERSION = ("--version",)
 
 
 def _print_error(message: str, label: str = "Error: ") -> None:
-    print(scrub(f"{label}{message}", KNOWN_SECRETS), file=sys.stderr)
+    # One line, with no control character that could act on the terminal (a group id, a file
+    # or a property can hold ESC sequences).
+    print(escape_controls(scrub(f"{label}{message}", KNOWN_SECRETS)), file=sys.stderr)
 
 
 def _print_traceback() -> None:

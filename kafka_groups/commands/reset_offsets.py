@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafka_groups.apache_argv import parse_long
@@ -21,12 +20,13 @@ from kafka_groups.core.reset import (
     PartitionOffsets,
     ResetSpec,
     Scenario,
+    by_duration_timestamp,
+    few,
     order_groups,
     parse_datetime,
-    parse_duration_ms,
-    parse_plan_csv,
     parse_topic_arg,
     plan_group,
+    read_plan,
     start_timestamp,
 )
 from kafka_groups.core.streams import StreamsGroup
@@ -130,16 +130,9 @@ class ResetOffsetsRequest:
             return ResetSpec(scenario, timestamp_ms=parse_datetime(value or ""))
         if scenario is Scenario.BY_DURATION:
             now_ms = time.time_ns() // 10**6
-            return ResetSpec(scenario, timestamp_ms=now_ms - parse_duration_ms(value or ""))
+            return ResetSpec(scenario, timestamp_ms=by_duration_timestamp(value or "", now_ms))
         if scenario is Scenario.FROM_FILE:
-            path = value or ""
-            try:
-                text = Path(path).read_text()
-            except (OSError, UnicodeDecodeError) as exc:
-                raise UsageError(
-                    f"cannot read --from-file {path}: {getattr(exc, 'strerror', None) or exc}"
-                ) from None
-            return ResetSpec(scenario, plan=parse_plan_csv(text, self.groups, path))
+            return ResetSpec(scenario, plan=read_plan(value or "", self.groups))
         return ResetSpec(scenario)
 
     # -- the work --------------------------------------------------------------------------
@@ -309,8 +302,7 @@ class ResetOffsetsRequest:
         known = access.topic_partitions({t for t, _ in partitions})
         absent = sorted(tp for tp in partitions if tp[1] not in known.get(tp[0], {}))
         if absent:
-            names = ",".join(f"{t}-{p}" for t, p in absent)
-            raise CliError(f'The partitions "{names}" do not exist')
+            raise CliError(f'The partitions "{few([f"{t}-{p}" for t, p in absent])}" do not exist')
         leaderless = sorted(tp for tp in partitions if known[tp[0]][tp[1]] < 0)
         if leaderless:
             names = ",".join(f"{t}-{p}" for t, p in leaderless)

@@ -13,6 +13,8 @@ import os
 import sys
 from typing import TextIO
 
+from kafka_groups.escape import escape_controls
+
 
 class OutputFormat(str, enum.Enum):
     AUTO = "auto"
@@ -51,7 +53,7 @@ def emit(result: object, requested: OutputFormat, stream: TextIO | None = None) 
         # As the Apache tool: each notice on stderr, after an empty line in its layout.
         for notice in renderer.notices(result):
             gap = "\n" if fmt is OutputFormat.TEXT and renderer.notice_gap else ""
-            print(gap + notice, file=sys.stderr)
+            print(gap + escape_controls(notice, keep_newlines=True), file=sys.stderr)
     if fmt is OutputFormat.TEXT:
         out.write(renderer.text(result))
     elif fmt is OutputFormat.JSON:

@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, TextIO
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from kafka_groups.escape import escape_controls
 
 if TYPE_CHECKING:
     from kafka_groups.render.registry import TableSpec
@@ -19,12 +22,18 @@ def print_table(spec: TableSpec, stream: TextIO, width: int | None = None) -> No
         width = 100_000
     console = Console(file=stream, width=width, highlight=False, soft_wrap=False)
     if not spec.rows and spec.empty_message:
-        console.print(spec.empty_message)
+        console.print(_plain(spec.empty_message))
         return
-    table = Table(title=spec.title or None, box=box.SIMPLE_HEAD, title_justify="left")
+    table = Table(title=_plain(spec.title) if spec.title else None, box=box.SIMPLE_HEAD, title_justify="left")
     for name in spec.columns:
         table.add_column(name, overflow="fold")
     for i, row in enumerate(spec.rows):
         style = spec.row_styles[i] if i < len(spec.row_styles) else None
-        table.add_row(*row, style=style or None)
+        table.add_row(*(_plain(cell) for cell in row), style=style or None)
     console.print(table)
+
+
+def _plain(text: str) -> Text:
+    # Names come from the broker and from files: shown as they are, never read as Rich markup
+    # ("[red]"), and with control characters escaped so none acts on the terminal.
+    return Text(escape_controls(text))

@@ -162,15 +162,14 @@ def test_datetimes_the_apache_tool_accepts_give_the_same_instant(text, expected)
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("2019-01-01T00:00:00", _utc(2019, 1, 1)),  # rejected by the Apache tool, read as ISO-8601
-        ("2019-01-01T00:00:00Z", _utc(2019, 1, 1)),
-        ("2019-01-01T00:00:00.123456+01:00", _utc(2018, 12, 31, 23) + 123),
-    ],
+    "text",
+    ["2019-01-01T00:00:00", "2019-01-01T00:00:00Z", "2019-01-01T00:00:00.123456+01:00"],
 )
-def test_more_iso_forms_are_accepted(text, expected):
-    assert parse_datetime(text) == expected
+def test_iso_forms_the_apache_tool_refuses_are_refused(text):
+    # The Apache tool fails with "Unparseable date"; reading them anyway would reset offsets
+    # with --execute where the Apache tool changes nothing.
+    with pytest.raises(UsageError, match="Unparseable date"):
+        parse_datetime(text)
 
 
 @pytest.mark.parametrize(
