@@ -306,6 +306,7 @@ def _check_source(session: Any) -> None:
     if not jvm.org.apache.spark.util.Utils.classIsLoadable(SOURCE_CLASS):
         raise SparkStartError(
             f"Spark's Kafka source ({SOURCE_CLASS}) is not loaded: give spark-submit --jars with "
-            f"the jars in {default_jars_dir(session.version)} ({FETCH_HINT}) "
+            f"the jars in {default_jars_dir(session.version)} (scripts/setup or "
+            "python -m infra.kafka fetch-spark fetches them) "
             f"or --packages {connector_package(session.version)}"
         )
