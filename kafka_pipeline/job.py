@@ -35,7 +35,13 @@ from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.policy import Policy
 from kafka_groups.errors import UsageError
 from kafka_groups.settings import ConnectionSettings
-from kafka_pipeline.plan import PartitionPlan, Range, own_metadata, plan_partition
+from kafka_pipeline.plan import (
+    PartitionPlan,
+    Range,
+    own_metadata,
+    plan_partition,
+    policy_starts_new_partitions_at_beginning,
+)
 from kafka_pipeline.session import (
     SparkLaunch,
     installed_spark_version,
@@ -141,13 +147,19 @@ def _land(
             sink.supersede(run_id, tp, old)
             report.superseded += 1
     # The starts are the pipeline's own from here on: a run stopped after publishing is resumed.
-    first = {tp: p.start for tp, p in plans.items() if committed.get(tp) != (p.start, own_metadata(p.start))}
+    # Each commit also says whether the policy lands partitions added later from their beginning.
+    mark = policy_starts_new_partitions_at_beginning(request.policy)
+    first = {
+        tp: (p.start, own_metadata(p.start, mark))
+        for tp, p in plans.items()
+        if committed.get(tp) != (p.start, own_metadata(p.start, mark))
+    }
     _commit(access, request.group, first)
 
     landing = {tp: p for tp, p in plans.items() if p.lands}
     if landing:
         _read_and_publish(spark, sink, request.settings, run_id, landing)
-    _commit(access, request.group, {tp: p.end for tp, p in landing.items()})
+    _commit(access, request.group, {tp: (p.end, own_metadata(p.end, mark)) for tp, p in landing.items()})
     sink.clear_staging()
 
     for tp, plan in sorted(plans.items()):
@@ -156,8 +168,8 @@ def _land(
     return report
 
 
-def _commit(access: KafkaAccess, group: str, offsets: dict[TopicPartition, int]) -> None:
-    access.commit_offsets(group, {tp: (offset, own_metadata(offset)) for tp, offset in offsets.items()})
+def _commit(access: KafkaAccess, group: str, offsets: dict[TopicPartition, tuple[int, str]]) -> None:
+    access.commit_offsets(group, offsets)
 
 
 def _kafka_options(settings: ConnectionSettings) -> dict[str, str]:
