@@ -897,7 +897,10 @@ def produce(
         count = len(found.partitions)
         if partitions is not None and partitions != count:
             raise KafkaInfraError(f"topic {topic} exists with {count} partitions, not {partitions}")
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "enable.idempotence": True})
+    # Idempotent, so a retried batch is not written twice; librdkafka's own warnings (a producer id
+    # retried while a new broker loads its coordinators) are not shown: failures are raised below.
+    config = {"bootstrap.servers": bootstrap, "linger.ms": 50, "enable.idempotence": True, "log_level": 3}
+    producer = Producer(config)
     failures: list[str] = []
 
     def delivered(err: object, msg: object) -> None:
