@@ -138,6 +138,7 @@ def test_master_url_and_spark_submit_land_every_record_once(broker, spark_cluste
     topic = create_topic(broker.bootstrap, unique("standalone"), partitions=2)
     group, out = unique("standalone"), tmp_path / "sink"
     produce_n(broker.bootstrap, topic, {0: 40, 1: 25})
+    assert committed(broker.bootstrap, group) == {}  # also waits out a new broker's coordinator load
     args = ["--bootstrap-server", broker.bootstrap, "--topic", topic, "--group", group, "--output", str(out)]
 
     # kafka-to-parquet --master spark://...: the driver here, the executor on the worker.

@@ -72,6 +72,8 @@ def test_first_run_with_a_poisoned_maven_cache_lands_without_resolving(broker, t
     )
     assert made.returncode == 0, made.stderr
     assert "per partition 0: 334, 1: 334, 2: 333" in made.stderr
+    # A new group (reading it waits out a new broker's coordinator load, not retried by the job yet).
+    assert committed(broker.bootstrap, group) == {}
 
     result = _to_parquet(
         *("--bootstrap-server", broker.bootstrap, "--topic", topic, "--group", group),
@@ -107,6 +109,7 @@ def test_a_jvm_that_does_not_start_is_reported_with_its_reason(broker, tmp_path)
     )
     topic, group, out = unique("nojvm"), unique("nojvm"), tmp_path / "sink"
     local_kafka.produce(broker.bootstrap, topic, 10)
+    assert committed(broker.bootstrap, group) == {}
     result = _to_parquet(
         *("--bootstrap-server", broker.bootstrap, "--topic", topic, "--group", group),
         *("--output", str(out), "--master", "local[1]", "--packages", "org.slf4j:slf4j-api:2.0.16"),
