@@ -96,6 +96,14 @@ def test_no_fetched_jars_says_how_to_fetch_them(monkeypatch, tmp_path):
         resolve_source(None, None, V, environ={})
     assert "scripts/setup" in err.value.message and "--packages org.apache.spark:" in err.value.message
     assert "\n" not in err.value.message
+    # An interrupted fetch (no completion marker) is not used; a complete one is.
+    fetched = session.default_jars_dir(V)
+    fetched.mkdir(parents=True)
+    (fetched / SOURCE_JAR).write_bytes(b"PK")
+    with pytest.raises(UsageError, match="scripts/setup"):
+        resolve_source(None, None, V, environ={})
+    (fetched.parent / "jars.complete").write_text("done")
+    assert [Path(j).name for j in resolve_source(None, None, V, environ={}).jars] == [SOURCE_JAR]
 
 
 def test_conf_pairs():
