@@ -18,6 +18,8 @@ Library use::
 Command line::
 
     python -m infra.kafka fetch [--version V]
+    python -m infra.kafka fetch-spark [--version V]                                  # stdout: the jars dir
+    python -m infra.kafka produce --bootstrap-server B --topic T --records N [--partitions P]
     python -m infra.kafka start [--nodes N] [--version V] [--workdir D] [--secure]   # stdout: the bootstrap
     python -m infra.kafka stop [--workdir D | --version V --nodes N | --all] [--keep-logs]
     python -m infra.kafka status [--workdir D | --version V --nodes N]
@@ -61,8 +63,10 @@ __all__ = [
     "apache_command",
     "default_workdir",
     "ensure_jars",
+    "ensure_spark_jars",
     "ensure_tool_jars",
     "main_class",
+    "produce",
     "run_apache",
     "start",
     "tools_version",
@@ -75,6 +79,7 @@ INFRA_DIR = Path(__file__).resolve().parent
 REPO_ROOT = INFRA_DIR.parent
 JARS_DIR = REPO_ROOT / ".cache" / "kafka"
 RUN_DIR = REPO_ROOT / ".cache" / "run"
+SPARK_JARS_DIR = REPO_ROOT / ".cache" / "spark"  # kafka_pipeline.session looks here too
 
 # Release line (major.minor) -> the POM in infra/ that lists its jars. The exact version is passed to
 # Maven as -Dkafka.version, so any patch release of a listed line works.
@@ -172,10 +177,33 @@ def ensure_jars(version: str = KAFKA_VERSION) -> Path:
     Safe to call from several processes at once.
     """
     pom = INFRA_DIR / POMS[_line(version)]
-    base = JARS_DIR / version
-    libs = base / "libs"
-    marker = base / "libs.complete"
-    stamp = _jars_stamp(version, pom)
+    return _maven_copy(pom, {"kafka.version": version}, JARS_DIR / version, "libs", f"Kafka {version}")
+
+
+def spark_version() -> str:
+    """The installed pyspark's version (the `spark` extra pins it), without importing pyspark."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("pyspark")
+    except metadata.PackageNotFoundError:
+        raise KafkaInfraError("pyspark is not installed (pip install -e '.[spark]')") from None
+
+
+def ensure_spark_jars(version: str | None = None) -> Path:
+    """Return `.cache/spark/<version>/jars`: Spark's Kafka source (spark-sql-kafka-0-10_2.13) and the
+    runtime jars it needs that pyspark does not ship (infra/pom-spark.xml), copied with Maven unless
+    already done (same marker and lock as `ensure_jars`). kafka-to-parquet passes them as local jars."""
+    version = version or spark_version()
+    pom = INFRA_DIR / "pom-spark.xml"
+    return _maven_copy(pom, {"spark.version": version}, SPARK_JARS_DIR / version, "jars", f"Spark {version}")
+
+
+def _maven_copy(pom: Path, props: dict[str, str], base: Path, name: str, what: str) -> Path:
+    """Copy the runtime dependencies of `pom` into `base/name` (see ensure_jars)."""
+    libs = base / name
+    marker = base / f"{name}.complete"
+    stamp = _jars_stamp(" ".join(props.values()), pom)
 
     def done() -> bool:
         return marker.is_file() and marker.read_text() == stamp and libs.is_dir()
@@ -188,19 +216,19 @@ def ensure_jars(version: str = KAFKA_VERSION) -> Path:
             return libs
         mvn = shutil.which("mvn")
         if mvn is None:
-            raise KafkaInfraError("mvn (Apache Maven) is not on PATH; it is needed to fetch the Kafka jars")
+            raise KafkaInfraError(f"mvn (Apache Maven) is not on PATH; it is needed to fetch the {what} jars")
         marker.unlink(missing_ok=True)
         shutil.rmtree(libs, ignore_errors=True)
-        cmd = [mvn, "-B", "-q", "-f", str(pom), f"-Dkafka.version={version}"]
+        cmd = [mvn, "-B", "-q", "-f", str(pom), *(f"-D{k}={v}" for k, v in props.items())]
         cmd += ["dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={libs}"]
-        log.info("fetching Kafka %s jars with Maven (%s) ...", version, pom.name)
+        log.info("fetching the %s jars with Maven (%s) ...", what, pom.name)
         began = time.monotonic()
         proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
         jars = sorted(libs.glob("*.jar"))
         if proc.returncode != 0 or not jars:
             output = _tail_text(proc.stdout + proc.stderr, 40)
             raise KafkaInfraError(
-                f"Maven could not fetch the Kafka {version} jars (exit code {proc.returncode}).\n"
+                f"Maven could not fetch the {what} jars (exit code {proc.returncode}).\n"
                 f"$ {' '.join(cmd)}\n{output}"
             )
         marker.write_text(stamp)
@@ -837,6 +865,78 @@ def _tail_text(text: str, lines: int) -> str:
 
 
 # --------------------------------------------------------------------------------------------------
+# Test data
+
+
+def produce(
+    bootstrap: str, topic: str, records: int, partitions: int | None = None, timeout: float = 300
+) -> dict[int, int]:
+    """Write `records` small JSON records to `topic` and return how many went to each partition.
+
+    The topic is created with `partitions` partitions (default 1) when it does not exist; an existing
+    one must have exactly `partitions` when that is given (nothing is changed otherwise). Record i
+    (counted from 0 in each call) goes to partition i % P with key "i" and value
+    {"id": i, "at": <UTC ISO time>}, so the counts per partition are known in advance.
+    Uses confluent-kafka (a dependency of the tools), imported here only.
+    """
+    from confluent_kafka import KafkaException, Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    if records < 0 or (partitions is not None and partitions < 1):
+        raise KafkaInfraError("records must be >= 0 and partitions >= 1")
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    found = admin.list_topics(timeout=30).topics.get(topic)
+    if found is None:
+        wanted = partitions or 1
+        try:
+            admin.create_topics([NewTopic(topic, wanted, -1)], operation_timeout=30)[topic].result(60)
+        except KafkaException as err:
+            raise KafkaInfraError(f"could not create topic {topic}: {err}") from None
+        count = _wait_for_leaders(admin, topic, wanted)
+    else:
+        count = len(found.partitions)
+        if partitions is not None and partitions != count:
+            raise KafkaInfraError(f"topic {topic} exists with {count} partitions, not {partitions}")
+    # Idempotent, so a retried batch is not written twice; librdkafka's own warnings (a producer id
+    # retried while a new broker loads its coordinators) are not shown: failures are raised below.
+    config = {"bootstrap.servers": bootstrap, "linger.ms": 50, "enable.idempotence": True, "log_level": 3}
+    producer = Producer(config)
+    failures: list[str] = []
+
+    def delivered(err: object, msg: object) -> None:
+        if err is not None:
+            failures.append(str(err))
+
+    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    for i in range(records):
+        value = json.dumps({"id": i, "at": at}).encode()
+        while True:
+            try:
+                producer.produce(topic, value, str(i).encode(), partition=i % count, on_delivery=delivered)
+                break
+            except BufferError:
+                producer.poll(0.1)
+    left = producer.flush(timeout)
+    if left or failures:
+        raise KafkaInfraError(
+            f"{left} record(s) not delivered in {timeout:.0f} s, {len(failures)} failed"
+            + (f" (first: {failures[0]})" if failures else "")
+        )
+    return {p: len(range(p, records, count)) for p in range(count)}
+
+
+def _wait_for_leaders(admin: object, topic: str, partitions: int, timeout: float = 30.0) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = admin.list_topics(topic, timeout=5).topics.get(topic)  # type: ignore[attr-defined]
+        ready = found is not None and found.error is None and len(found.partitions) == partitions
+        if ready and all(p.leader >= 0 for p in found.partitions.values()):
+            return partitions
+        time.sleep(0.1)
+    raise KafkaInfraError(f"topic {topic} did not get {partitions} partitions with leaders in {timeout:.0f}s")
+
+
+# --------------------------------------------------------------------------------------------------
 # Command line
 
 
@@ -849,6 +949,18 @@ def _workdir_arg(args: argparse.Namespace) -> Path:
 def _cmd_fetch(args: argparse.Namespace) -> int:
     for version in dict.fromkeys([args.version, tools_version(args.version)]):
         print(ensure_jars(version))
+    return 0
+
+
+def _cmd_fetch_spark(args: argparse.Namespace) -> int:
+    print(ensure_spark_jars(args.version))
+    return 0
+
+
+def _cmd_produce(args: argparse.Namespace) -> int:
+    counts = produce(args.bootstrap_server, args.topic, args.records, args.partitions)
+    spread = ", ".join(f"{p}: {n}" for p, n in counts.items())
+    log.info("%d records to %s (per partition %s)", args.records, args.topic, spread)
     return 0
 
 
@@ -926,6 +1038,19 @@ def _parser() -> argparse.ArgumentParser:
     fetch = sub.add_parser("fetch", help="copy the Kafka jars into .cache/kafka (Maven)")
     fetch.add_argument("--version", default=KAFKA_VERSION)
     fetch.set_defaults(func=_cmd_fetch)
+
+    fetch_spark = sub.add_parser(
+        "fetch-spark", help="copy Spark's Kafka source jars into .cache/spark (Maven); prints the dir"
+    )
+    fetch_spark.add_argument("--version", help="Spark version (default: the installed pyspark's)")
+    fetch_spark.set_defaults(func=_cmd_fetch_spark)
+
+    produce_ = sub.add_parser("produce", help="write N small JSON records to a topic (created if missing)")
+    produce_.add_argument("--bootstrap-server", required=True)
+    produce_.add_argument("--topic", required=True)
+    produce_.add_argument("--records", type=int, required=True)
+    produce_.add_argument("--partitions", type=int, help="for a new topic (default 1); checked otherwise")
+    produce_.set_defaults(func=_cmd_produce)
 
     start_ = sub.add_parser("start", help="start a fresh cluster; prints its bootstrap address")
     start_.add_argument("--nodes", type=int, default=1)

@@ -55,6 +55,29 @@ def main_command(
             "--master", help="The Spark master (default local[*]; spark-submit's own when submitted)."
         ),
     ] = None,
+    jars: Annotated[
+        str | None,
+        typer.Option(
+            "--jars",
+            help="Spark's Kafka source as local jars: a directory or a comma-separated list (or "
+            "KAFKA_TO_PARQUET_JARS; default: the jars scripts/setup fetched into .cache/spark/).",
+        ),
+    ] = None,
+    packages: Annotated[
+        str | None,
+        typer.Option(
+            "--packages",
+            help="Have Spark resolve its Kafka source from Maven instead (spark.jars.packages), e.g. "
+            "org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.0.",
+        ),
+    ] = None,
+    conf: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--conf",
+            help="A Spark setting KEY=VALUE, as for spark-submit (repeat), e.g. spark.executor.memory=2g.",
+        ),
+    ] = None,
     command_config: Annotated[
         str | None, typer.Option("--command-config", help="Java client properties, as for the Apache tools.")
     ] = None,
@@ -72,11 +95,20 @@ def main_command(
     from kafka_groups.settings import resolve_settings
     from kafka_pipeline.job import LandingRequest, land
     from kafka_pipeline.report import print_report
+    from kafka_pipeline.session import (
+        SparkLaunch,
+        installed_spark_version,
+        parse_conf,
+        resolve_source,
+        under_spark_submit,
+    )
 
     parsed = Policy.parse(policy, invalid, max_age)
+    source = resolve_source(jars, packages, installed_spark_version(), under_spark_submit())
+    launch = SparkLaunch(master, source, parse_conf(conf or []), debug)
     settings = resolve_settings(bootstrap_server, command_config, timeout, debug)
     request = LandingRequest(settings, tuple(dict.fromkeys(topic)), group, parsed, output)
-    print_report(land(request, master=master))
+    print_report(land(request, launch=launch))
 
 
 def load_app() -> Any:

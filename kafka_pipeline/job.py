@@ -35,33 +35,30 @@ from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.policy import Policy
 from kafka_groups.errors import UsageError
 from kafka_groups.settings import ConnectionSettings
-from kafka_pipeline.plan import PartitionPlan, Range, own_metadata, plan_partition
+from kafka_pipeline.plan import (
+    PartitionPlan,
+    Range,
+    own_metadata,
+    plan_partition,
+    policy_starts_new_partitions_at_beginning,
+)
+from kafka_pipeline.session import (
+    SparkLaunch,
+    installed_spark_version,
+    resolve_source,
+    start_session,
+    under_spark_submit,
+)
 from kafka_pipeline.sink import Sink
 
 
-def connector_package(spark_version: str) -> str:
-    """Spark's Kafka source matching the running Spark (Spark 4 is Scala 2.13 only)."""
-    return f"org.apache.spark:spark-sql-kafka-0-10_2.13:{spark_version}"
-
-
-def spark_session(master: str | None = None, app_name: str = "kafka-to-parquet") -> Any:
-    """The active session, or a new one that loads the Kafka source from Maven Central.
-    Under ``spark-submit`` the submitted master and packages apply; alone, ``local[*]``."""
-    import pyspark
-    from pyspark.sql import SparkSession
-
-    builder = SparkSession.builder.appName(app_name)
-    if master:
-        builder = builder.master(master)
-    builder = (
-        builder.config("spark.jars.packages", connector_package(pyspark.__version__))
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-    )
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    return session
+def spark_session(master: str | None = None, launch: SparkLaunch | None = None) -> Any:
+    """A session for landing runs: the active one (spark-submit's), or a new one with Spark's Kafka
+    source from the local jars ``scripts/setup`` fetched (see :mod:`kafka_pipeline.session`)."""
+    if launch is None:
+        version = installed_spark_version()
+        launch = SparkLaunch(master, resolve_source(None, None, version, under_spark_submit()))
+    return start_session(launch)
 
 
 @dataclass(frozen=True)
@@ -94,11 +91,14 @@ class LandingReport:
         return sum(p.end - p.start for p in self.partitions)
 
 
-def land(request: LandingRequest, spark: Any | None = None, master: str | None = None) -> LandingReport:
-    """One run. Without ``spark``, a session starts once the Kafka side has checked out."""
+def land(
+    request: LandingRequest, spark: Any | None = None, launch: SparkLaunch | None = None
+) -> LandingReport:
+    """One run. Without ``spark``, a session starts (as ``launch`` says) once the topics are found,
+    before anything is written."""
     access = KafkaAccess(request.settings)
     try:
-        return _land(request, access, spark, master)
+        return _land(request, access, spark, launch)
     finally:
         access.close()
 
@@ -111,11 +111,16 @@ def _partitions(access: KafkaAccess, topics: tuple[str, ...]) -> set[TopicPartit
     return {(t, p) for t, leaders in found.items() for p in leaders}
 
 
-def _land(request: LandingRequest, access: KafkaAccess, spark: Any, master: str | None) -> LandingReport:
+def _land(
+    request: LandingRequest, access: KafkaAccess, spark: Any, launch: SparkLaunch | None
+) -> LandingReport:
     run_id = f"{now_ms()}-{uuid.uuid4().hex[:8]}"
     registry = CreationRegistry(request.settings)
     partitions = _partitions(access, request.topics)
     every_offset = access.committed_with_metadata(request.group)
+    # Spark starts before anything is written (the group's start time included): a JVM that cannot
+    # start leaves the cluster as it was.
+    spark = spark or spark_session(launch=launch)
     resolver = group_resolver(access, registry, request.policy, request.group, bool(every_offset))
     committed = {tp: v for tp, v in every_offset.items() if tp in partitions}
     created = (
@@ -124,7 +129,6 @@ def _land(request: LandingRequest, access: KafkaAccess, spark: Any, master: str 
     facts = gather_facts(access, {tp: c[0] for tp, c in committed.items()}, partitions, created)
     starts, targets = resolve_offsets(access, resolver, facts, now_ms())
 
-    spark = spark or spark_session(master)
     sink = Sink(spark, request.output)
     sink.clear_staging()
     published = sink.published(set(request.topics))
@@ -143,13 +147,19 @@ def _land(request: LandingRequest, access: KafkaAccess, spark: Any, master: str 
             sink.supersede(run_id, tp, old)
             report.superseded += 1
     # The starts are the pipeline's own from here on: a run stopped after publishing is resumed.
-    first = {tp: p.start for tp, p in plans.items() if committed.get(tp) != (p.start, own_metadata(p.start))}
+    # Each commit also says whether the policy lands partitions added later from their beginning.
+    mark = policy_starts_new_partitions_at_beginning(request.policy)
+    first = {
+        tp: (p.start, own_metadata(p.start, mark))
+        for tp, p in plans.items()
+        if committed.get(tp) != (p.start, own_metadata(p.start, mark))
+    }
     _commit(access, request.group, first)
 
     landing = {tp: p for tp, p in plans.items() if p.lands}
     if landing:
         _read_and_publish(spark, sink, request.settings, run_id, landing)
-    _commit(access, request.group, {tp: p.end for tp, p in landing.items()})
+    _commit(access, request.group, {tp: (p.end, own_metadata(p.end, mark)) for tp, p in landing.items()})
     sink.clear_staging()
 
     for tp, plan in sorted(plans.items()):
@@ -158,8 +168,8 @@ def _land(request: LandingRequest, access: KafkaAccess, spark: Any, master: str 
     return report
 
 
-def _commit(access: KafkaAccess, group: str, offsets: dict[TopicPartition, int]) -> None:
-    access.commit_offsets(group, {tp: (offset, own_metadata(offset)) for tp, offset in offsets.items()})
+def _commit(access: KafkaAccess, group: str, offsets: dict[TopicPartition, tuple[int, str]]) -> None:
+    access.commit_offsets(group, offsets)
 
 
 def _kafka_options(settings: ConnectionSettings) -> dict[str, str]:

@@ -17,11 +17,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafka_groups.core.policy import Policy, Start
+
 OWN_PREFIX = "kafka-to-parquet:"
+# Added to the pipeline's commits when its policy starts partitions created after the group at
+# their beginning, so that `kafka-topics --alter --partitions` can tell the group is safe.
+NEW_FROM_START = "new-partitions=beginning"
 
 
-def own_metadata(offset: int) -> str:
-    return f"{OWN_PREFIX}{offset}"
+def own_metadata(offset: int, new_from_start: bool = False) -> str:
+    return f"{OWN_PREFIX}{offset}" + (f";{NEW_FROM_START}" if new_from_start else "")
+
+
+def own_offset(metadata: str) -> int | None:
+    """The offset a commit of the pipeline names; None for any other commit."""
+    if not metadata.startswith(OWN_PREFIX):
+        return None
+    head = metadata[len(OWN_PREFIX) :].split(";")[0]
+    return int(head) if head.isascii() and head.isdigit() else None
+
+
+def starts_new_partitions_at_beginning(metadata: str) -> bool:
+    """A commit of the pipeline whose policy lands every record of a partition added later."""
+    return own_offset(metadata) is not None and NEW_FROM_START in metadata.split(";")[1:]
+
+
+def policy_starts_new_partitions_at_beginning(policy: Policy) -> bool:
+    """``earliest`` (and ``earliest_on_start``) start a partition without a committed offset at its
+    log start; ``to_start_time`` at the group's start, before any record of a partition added since.
+    ``latest`` with a max age and ``by_duration`` do so only while the partition is young enough."""
+    return policy.start in (Start.EARLIEST, Start.EARLIEST_ON_START, Start.TO_START_TIME)
 
 
 @dataclass(frozen=True, order=True)
@@ -52,7 +77,7 @@ def plan_partition(
     this partition starts (the committed offset when that is valid); ``published``: the ranges
     in the sink."""
     ordered = sorted(published)
-    own = committed is not None and committed[0] == start and committed[1] == own_metadata(start)
+    own = committed is not None and committed[0] == start and own_offset(committed[1]) == start
     position, resumed = start, False
     if own:
         for published_range in ordered:

@@ -98,22 +98,26 @@ class ExpansionGroup:
     group: str
     state: str
     topics: tuple[str, ...]
+    new_from_start: bool = False  # its recorded policy starts new partitions at their beginning
 
     @property
     def resettable(self) -> bool:
-        return self.state in EMPTY_STATES
+        return self.state in EMPTY_STATES and not self.new_from_start
 
 
 def expansion_groups(
-    offsets: Mapping[str, tuple[str, Iterable[TopicPartition]]], changes: Mapping[str, tuple[int, int]]
+    offsets: Mapping[str, tuple[str, Iterable[TopicPartition]]],
+    changes: Mapping[str, tuple[int, int]],
+    new_from_start: frozenset[str] = frozenset(),
 ) -> list[ExpansionGroup]:
-    """The groups (id -> state and committed partitions) with offsets on the topics that grow."""
+    """The groups (id -> state and committed partitions) with offsets on the topics that grow;
+    ``new_from_start``: the groups whose recorded policy lands new partitions from their start."""
     found = []
     for group in sorted(offsets):
         state, partitions = offsets[group]
         topics = sorted({t for t, _ in partitions if t in changes and changes[t][1] > changes[t][0]})
         if topics:
-            found.append(ExpansionGroup(group, state, tuple(topics)))
+            found.append(ExpansionGroup(group, state, tuple(topics), group in new_from_start))
     return found
 
 
@@ -154,17 +158,26 @@ class AlterResult:
             return []
         verb = "would get" if self.dry_run else "got"
         grown = ", ".join(f"{t} {verb} partitions {b}-{a - 1}" for t, b, a in self.changes if a > b)
-        lines = [
-            f"Warning: {grown}. "
-            "These consumer groups have committed offsets on it: "
-            + ", ".join(f"{g.group} ({g.state})" for g in self.groups)
-            + ". Consumers using auto.offset.reset=latest skip every record written to a new partition "
-            "before they discover it."
-        ]
+        at_risk = [g for g in self.groups if not g.new_from_start]
+        lines = []
+        if at_risk:
+            lines.append(
+                f"Warning: {grown}. "
+                "These consumer groups have committed offsets on it: "
+                + ", ".join(f"{g.group} ({g.state})" for g in at_risk)
+                + ". Consumers using auto.offset.reset=latest skip every record written to a new partition "
+                "before they discover it."
+            )
+        safe = [g.group for g in self.groups if g.new_from_start]
+        if safe:
+            lines.append(
+                f"No reset needed for {', '.join(safe)}: kafka-to-parquet recorded a policy that lands new "
+                "partitions from their beginning."
+            )
         command = self.reset_command(connection)
         if command:
             lines.append(f"To read the new partitions from their start, run: {command}")
-        busy = [g.group for g in self.groups if not g.resettable]
+        busy = [g.group for g in at_risk if not g.resettable]
         if busy:
             lines.append(
                 f"Groups with active members ({', '.join(busy)}) cannot be reset now; stop them first, "

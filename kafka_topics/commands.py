@@ -196,15 +196,31 @@ class AlterTopicRequest:
             if not self.dry_run:
                 _record_creation(access, {n: (before[n], self.partitions) for n in names})
             offsets = access.committed_offsets_on(set(names))
+            landing = _landing_new_partitions_from_start(access, offsets, set(names))
         finally:
             access.close()
-        groups = expansion_groups(offsets, {n: (before[n], self.partitions) for n in names})
+        groups = expansion_groups(offsets, {n: (before[n], self.partitions) for n in names}, landing)
         result = AlterResult(
             tuple((n, before[n], self.partitions) for n in names), tuple(groups), self.dry_run
         )
         emit(result, self.output)
         for line in result.guard_lines(self.connection):
             print(line, file=sys.stderr)
+
+
+def _landing_new_partitions_from_start(
+    access: KafkaAccess, groups: Iterable[str], topics: set[str]
+) -> frozenset[str]:
+    """The groups kafka-to-parquet lands whose every commit on ``topics`` records a policy that
+    starts new partitions at their beginning (the commit metadata says so)."""
+    from kafka_pipeline.plan import starts_new_partitions_at_beginning
+
+    found = set()
+    for group in groups:
+        held = [m for tp, (_, m) in access.committed_with_metadata(group).items() if tp[0] in topics]
+        if held and all(starts_new_partitions_at_beginning(m) for m in held):
+            found.add(group)
+    return frozenset(found)
 
 
 @dataclass(frozen=True)

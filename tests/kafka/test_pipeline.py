@@ -207,3 +207,37 @@ def test_bad_input_is_one_line_and_writes_nothing(broker, tmp_path):
         assert result.stdout == "" and len(result.stderr.strip().splitlines()) == 1, result.stderr
         assert result.stderr.startswith("Error: ")
     assert not out.exists()
+
+
+def test_the_expansion_guard_calls_a_pipeline_landing_from_the_beginning_safe(broker, spark, ours, tmp_path):
+    topic = create_topic(broker.bootstrap, unique("guard"), partitions=1)
+    produce_n(broker.bootstrap, topic, {0: 5})
+    safe, at_risk = unique("guard-earliest"), unique("guard-latest")
+    _land(broker, spark, topic, safe, tmp_path / "a", policy="earliest")
+    _land(broker, spark, topic, at_risk, tmp_path / "b", policy="latest")
+    altered = ours(
+        "kafka-topics",
+        "--bootstrap-server",
+        broker.bootstrap,
+        "--alter",
+        "--topic",
+        topic,
+        "--partitions",
+        "3",
+    )
+    assert altered.returncode == 0, altered.stderr
+    lines = altered.stderr.splitlines()
+    warning = next(line for line in lines if line.startswith("Warning: "))
+    assert f"{at_risk} (Empty)" in warning and safe not in warning
+    assert f"No reset needed for {safe}: kafka-to-parquet recorded a policy" in altered.stderr
+    command = next(line for line in lines if line.startswith("To read the new partitions"))
+    assert f"--group {at_risk} --reset-offsets --topic {topic}:1,2 --to-earliest" in command
+    assert safe not in command
+    # And it is right: the next run of the safe group lands the new partitions from their start.
+    produce_n(broker.bootstrap, topic, {1: 4, 2: 6})
+    report = _land(broker, spark, topic, safe, tmp_path / "a", policy="earliest")
+    assert sorted((p.partition, p.start, p.end) for p in report.partitions) == [
+        (0, 5, 5),
+        (1, 0, 4),
+        (2, 0, 6),
+    ]
