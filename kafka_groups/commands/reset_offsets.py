@@ -379,6 +379,12 @@ class ResetOffsetsRequest:
                 Landed.DONE if after is None and error is None else classify(after, replaced[group], offsets)
             )
             units[group] = landed
+            if landed is Landed.DONE and after is None:
+                print(
+                    f"Note: the broker acknowledged the reset of group '{group}'; reading it back "
+                    f"failed ({sent.read_error}).",
+                    file=sys.stderr,
+                )
             if landed is Landed.DONE:
                 if error:
                     print(
