@@ -77,9 +77,17 @@ def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -
 
 
 def _access(connection: ConnectionArgs) -> KafkaAccess:
+    """The access for a topic command. As kafka-topics.sh's Admin client, each call waits up to
+    ``default.api.timeout.ms`` from ``--command-config`` (60 s when not set)."""
+    from dataclasses import replace
+
     from kafka_groups.access.cluster import KafkaAccess
 
-    return KafkaAccess(connection.resolve())
+    settings = connection.resolve()
+    given = settings.properties.get("default.api.timeout.ms", "").strip()
+    if given.isdigit() and int(given) > 0:
+        settings = replace(settings, timeout_ms=int(given))
+    return KafkaAccess(settings)
 
 
 def _matching(names: Iterable[str], topic: str | None, exclude_internal: bool, if_exists: bool) -> list[str]:
@@ -197,13 +205,24 @@ class AlterTopicRequest:
             # tool prints it); then what is sent is announced, sent, and read back when in doubt.
             access.create_partitions(targets, validate_only=True)
             verdict = None if self.dry_run else self._send(access, targets, before)
+            if verdict is not None:
+                verdict.conclude()  # not added, or not known: exit 1 or 4
             if not self.dry_run:
                 _record_creation(access, {n: (before[n], self.partitions) for n in names})
-            offsets = access.committed_offsets_on(set(names))
+            try:
+                offsets = access.committed_offsets_on(set(names))
+            except CliError as exc:
+                if self.dry_run:
+                    raise
+                # The partitions are added: a failure to name the groups is not the change's.
+                print(
+                    f"Warning: the partitions were added, but the consumer groups with offsets on the "
+                    f"topics could not be listed ({exc.message}).",
+                    file=sys.stderr,
+                )
+                offsets = {}
         finally:
             access.close()
-        if verdict is not None:
-            verdict.conclude()
         groups = expansion_groups(offsets, {n: (before[n], self.partitions) for n in names})
         result = AlterResult(
             tuple((n, before[n], self.partitions) for n in names), tuple(groups), self.dry_run
@@ -220,7 +239,7 @@ class AlterTopicRequest:
     ) -> Verdict | None:
         """Add the partitions; when the answer is lost, count them again. Returns the verdict
         to conclude when a topic did not grow or could not be counted."""
-        from kafka_groups.commands.guard import Verdict, Write, announce, classify
+        from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify
 
         grows = ", ".join(f"{n} ({before[n]} -> {self.partitions})" for n in targets)
         announce(f"Adding partitions: {grows}")
@@ -240,6 +259,13 @@ class AlterTopicRequest:
             return None
         wanted = {n: self.partitions for n in targets}
         units = {f"topic '{n}'": classify(sent.state, {n: before[n]}, {n: wanted[n]}) for n in targets}
+        if all(landed is Landed.DONE for landed in units.values()):
+            print(
+                f'Note: adding partitions answered "{sent.send_error}", but the topics have them: '
+                "the change is done.",
+                file=sys.stderr,
+            )
+            return None
         why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error
         check = f"kafka-topics{connection_flags(self.connection)} --describe --topic {self.topic}"
         return Verdict("partition change", units, dict.fromkeys(units, why), check)
