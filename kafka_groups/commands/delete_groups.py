@@ -205,11 +205,11 @@ class GroupDeletion:
         """Delete ``ids`` (``current``: their committed offsets; ``expected``: those the undo
         names). Returns each group's answer, the backup that remains and, when the answer was
         lost and the read-back could not show every group deleted, the verdict to conclude."""
-        backup = None
-        if ids:
-            fault_point("before-backup")
-            backup = save_backup("delete", current, self.backup_dir)
-            fault_point("after-backup")
+        if not ids:
+            return {}, None, None
+        fault_point("before-backup")
+        backup = save_backup("delete", current, self.backup_dir)
+        fault_point("after-backup")
         if backup:
             announce(self._hint(backup, expected))
         sent = Write(

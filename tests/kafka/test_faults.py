@@ -15,6 +15,7 @@ The suite has a single-node cluster of its own (it is paused and killed), never 
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import shlex
@@ -98,6 +99,9 @@ def faulted(cluster: local_kafka.Cluster, tmp: Path, point: str, fault: str, nam
     tool, let it finish, then resume or restart the broker."""
     faults = tmp / f"faults-{point}-{fault}"
     faults.mkdir(parents=True)
+    # The helpers' idle librdkafka clients are freed now, not while the broker is down: freeing
+    # one then has crashed librdkafka inside the test process.
+    gc.collect()
     out, err = tmp / f"out-{point}-{fault}", tmp / f"err-{point}-{fault}"
     hit = False
     with out.open("w") as stdout, err.open("w") as stderr:
@@ -188,11 +192,7 @@ def _group(cluster: local_kafka.Cluster, partitions: int = 3) -> tuple[str, str,
 
 # Each case costs about --timeout when the broker is paused and a broker restart when killed:
 # every point is paused for the reset; the kills and the other writes take the points that differ.
-RESET_CASES = [(point, "stop") for point in FAULT_POINTS] + [
-    ("after-backup", "kill"),
-    ("before-send", "kill"),
-    ("after-send", "kill"),
-]
+RESET_CASES = [(point, "stop") for point in FAULT_POINTS] + [("before-send", "kill"), ("after-send", "kill")]
 
 
 @pytest.mark.parametrize(("point", "fault"), RESET_CASES)
@@ -500,7 +500,7 @@ def test_two_concurrent_resets_do_not_both_win(cluster, tmp_path):
     assert committed(bs, group) == dict.fromkeys(old, 0)
 
 
-@pytest.mark.parametrize(("point", "fault"), [("before-send", "stop"), ("after-send", "kill")])
+@pytest.mark.parametrize(("point", "fault"), [("before-send", "stop")])
 def test_streams_reset_with_internal_topics(cluster, tmp_path, point, fault):
     """A streams group (a real Kafka Streams app, stopped: the group is Empty) reset with its
     internal topics deleted: the offsets end all-old or all-new and the undo restores them."""
