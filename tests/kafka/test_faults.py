@@ -36,7 +36,6 @@ from tests.conftest import OUR_TOOLS, ROOT
 from tests.kafka_helpers import (
     Record,
     commit_offsets,
-    committed,
     create_topic,
     produce,
     produce_n,
@@ -65,6 +64,28 @@ class Run:
     stdout: str
     stderr: str
     hit: bool  # whether the tool reached the chosen point
+
+
+def committed(bs: str, group: str) -> dict[tuple[str, int], int]:
+    """The group's committed offsets, read through the protocol layer (kafka-python): a
+    librdkafka client in this process has crashed it when the broker was killed and restarted
+    around it. Asked again while the restarted coordinator loads."""
+    from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.errors import ClusterError
+    from kafka_groups.settings import ConnectionArgs
+
+    deadline = time.monotonic() + 60
+    while True:
+        access = KafkaAccess(ConnectionArgs(bootstrap_server=bs, timeout_ms=10000).resolve())
+        try:
+            held = access.committed_offsets([group], many=True).get(group, {})
+            return {tp: c.offset for tp, c in held.items()}
+        except ClusterError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+        finally:
+            access.close()
 
 
 def _env(state: Path, faults: Path | None = None) -> dict[str, str]:
