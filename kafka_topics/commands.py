@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kafka_groups.commands.backup import connection_flags
 from kafka_groups.errors import CliError, TopicCommandError
 from kafka_groups.render import OutputFormat, emit
 from kafka_groups.settings import ConnectionArgs
@@ -32,6 +33,7 @@ from kafka_topics.describe import (
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.commands.guard import Verdict
 
 INVALID_CONFIG = 40  # a --config the Apache tool refuses before anything else
 COLLISION_WARNING = (
@@ -75,9 +77,17 @@ def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -
 
 
 def _access(connection: ConnectionArgs) -> KafkaAccess:
+    """The access for a topic command. As kafka-topics.sh's Admin client, each call waits up to
+    ``default.api.timeout.ms`` from ``--command-config`` (60 s when not set)."""
+    from dataclasses import replace
+
     from kafka_groups.access.cluster import KafkaAccess
 
-    return KafkaAccess(connection.resolve())
+    settings = connection.resolve()
+    given = settings.properties.get("default.api.timeout.ms", "").strip()
+    if given.isdigit() and int(given) > 0:
+        settings = replace(settings, timeout_ms=int(given))
+    return KafkaAccess(settings)
 
 
 def _matching(names: Iterable[str], topic: str | None, exclude_internal: bool, if_exists: bool) -> list[str]:
@@ -190,13 +200,28 @@ class AlterTopicRequest:
                 return
             before = {n: layout[n][0] for n in names}
             changes = {n: new_partition_assignment(assignment, before[n]) for n in names}
-            access.create_partitions(
-                {n: (self.partitions, changes[n]) for n in names}, validate_only=self.dry_run
-            )
+            targets = {n: (self.partitions, changes[n]) for n in names}
+            # The broker checks the change first (a refusal is its own error line, as the Apache
+            # tool prints it); then what is sent is announced, sent, and read back when in doubt.
+            access.create_partitions(targets, validate_only=True)
+            verdict = None if self.dry_run else self._send(access, targets, before)
+            if verdict is not None:
+                verdict.conclude()  # not added, or not known: exit 1 or 4
             if not self.dry_run:
                 _record_creation(access, {n: (before[n], self.partitions) for n in names})
-            offsets = access.committed_offsets_on(set(names))
-            landing = _landing_new_partitions_from_start(access, offsets, set(names))
+            try:
+                offsets = access.committed_offsets_on(set(names))
+                landing = _landing_new_partitions_from_start(access, offsets, set(names))
+            except CliError as exc:
+                if self.dry_run:
+                    raise
+                # The partitions are added: a failure to name the groups is not the change's.
+                print(
+                    f"Warning: the partitions were added, but the consumer groups with offsets on the "
+                    f"topics could not be listed ({exc.message}).",
+                    file=sys.stderr,
+                )
+                offsets, landing = {}, frozenset()
         finally:
             access.close()
         groups = expansion_groups(offsets, {n: (before[n], self.partitions) for n in names}, landing)
@@ -206,6 +231,45 @@ class AlterTopicRequest:
         emit(result, self.output)
         for line in result.guard_lines(self.connection):
             print(line, file=sys.stderr)
+
+    def _send(
+        self,
+        access: KafkaAccess,
+        targets: dict[str, tuple[int, list[list[int]] | None]],
+        before: dict[str, int],
+    ) -> Verdict | None:
+        """Add the partitions; when the answer is lost, count them again. Returns the verdict
+        to conclude when a topic did not grow or could not be counted."""
+        from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify
+
+        grows = ", ".join(f"{n} ({before[n]} -> {self.partitions})" for n in targets)
+        announce(f"Adding partitions: {grows}")
+
+        def counts(reader: KafkaAccess) -> dict[str, int]:
+            reader.forget_metadata()
+            layout, _live = reader.topic_layout()
+            return {n: layout[n][0] for n in targets if n in layout}
+
+        sent = Write(
+            access,
+            send=lambda: access.create_partitions(targets),
+            read_back=counts,
+            definite=(TopicCommandError,),
+        ).run()
+        if sent.send_error is None:
+            return None
+        wanted = {n: self.partitions for n in targets}
+        units = {f"topic '{n}'": classify(sent.state, {n: before[n]}, {n: wanted[n]}) for n in targets}
+        if all(landed is Landed.DONE for landed in units.values()):
+            print(
+                f'Note: adding partitions answered "{sent.send_error}", but the topics have them: '
+                "the change is done.",
+                file=sys.stderr,
+            )
+            return None
+        why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error
+        check = f"kafka-topics{connection_flags(self.connection)} --describe --topic {self.topic}"
+        return Verdict("partition change", units, dict.fromkeys(units, why), check)
 
 
 def _landing_new_partitions_from_start(
@@ -234,8 +298,33 @@ class DeleteTopicsRequest:
         access = _access(self.connection)
         try:
             names = _matching(access.list_topics(), self.topic, False, self.if_exists)
-            if names:
-                access.delete_topics(names)
+            verdict = self._send(access, names) if names else None
         finally:
             access.close()
         emit(DeleteResult(tuple(names)), self.output)
+        if verdict is not None:
+            verdict.conclude()
+
+    def _send(self, access: KafkaAccess, names: list[str]) -> Verdict | None:
+        """Delete the topics; when the answer is lost, list them again. Returns the verdict to
+        conclude when a topic is still there or the listing failed."""
+        from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, topics_left
+
+        announce(f"Deleting topics: {', '.join(names)}")
+        sent = Write(
+            access,
+            send=lambda: access.delete_topics(names),
+            read_back=topics_left(names),
+            definite=(TopicCommandError,),
+        ).run()
+        if sent.send_error is None:
+            return None
+        units = {
+            f"topic '{n}'": classify(None if sent.state is None else {n: sent.state.get(n)}, {n: True}, {})
+            for n in names
+        }
+        if all(landed is Landed.DONE for landed in units.values()):
+            return None
+        why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error
+        check = f"kafka-topics{connection_flags(self.connection)} --list"
+        return Verdict("deletion", units, dict.fromkeys(units, why), check)

@@ -64,6 +64,42 @@ def narrow_backup(path: str, offsets: Mapping[str, Mapping[TopicPartition, int]]
     return path
 
 
+def connection_flags(connection: ConnectionArgs) -> str:
+    """The connection flags the user gave, for a command we print (the environment supplies
+    the rest, as it did this time)."""
+    flags = ""
+    if connection.bootstrap_server:
+        flags += f" --bootstrap-server {connection.bootstrap_server}"
+    if connection.command_config:
+        flags += f" --command-config {connection.command_config}"
+    return flags
+
+
+def undo_command(
+    path: str, groups: Sequence[str], connection: ConnectionArgs, tool: str = "kafka-consumer-groups"
+) -> str:
+    """The command that restores the backup at ``path``."""
+    server = connection_flags(connection)
+    if len(groups) <= UNDO_GROUPS_LISTED:
+        flags = " ".join(f"--group {g}" for g in sorted(groups))
+        return f"{tool}{server} {flags} --reset-offsets --from-file {path} --execute"
+    return (
+        f"{tool}{server} --reset-offsets --from-file {path} "
+        f"--execute, with a --group for each of the {len(groups)} groups in the file"
+    )
+
+
+def check_command(
+    groups: Sequence[str], connection: ConnectionArgs, tool: str = "kafka-consumer-groups"
+) -> str:
+    """The command that shows the committed offsets of ``groups`` (or whether they exist)."""
+    listed = sorted(groups)
+    if len(listed) > UNDO_GROUPS_LISTED:
+        return f"{tool}{connection_flags(connection)} --describe --all-groups --offsets"
+    flags = " ".join(f"--group {g}" for g in listed)
+    return f"{tool}{connection_flags(connection)} --describe {flags} --offsets"
+
+
 def undo_hint(
     what: str,
     path: str,
@@ -71,19 +107,5 @@ def undo_hint(
     connection: ConnectionArgs,
     tool: str = "kafka-consumer-groups",
 ) -> str:
-    """Two lines for stderr: where the backup is, and the command that restores it (with the
-    connection flags the user gave; the environment supplies the rest, as it did this time)."""
-    server = ""
-    if connection.bootstrap_server:
-        server += f" --bootstrap-server {connection.bootstrap_server}"
-    if connection.command_config:
-        server += f" --command-config {connection.command_config}"
-    if len(groups) <= UNDO_GROUPS_LISTED:
-        flags = " ".join(f"--group {g}" for g in sorted(groups))
-        command = f"{tool}{server} {flags} --reset-offsets --from-file {path} --execute"
-    else:
-        command = (
-            f"{tool}{server} --reset-offsets --from-file {path} "
-            f"--execute, with a --group for each of the {len(groups)} groups in the file"
-        )
-    return f"Saved the offsets {what} to {path}\nUndo: {command}"
+    """Two lines for stderr: where the backup is, and the command that restores it."""
+    return f"Saved the offsets {what} to {path}\nUndo: {undo_command(path, groups, connection, tool)}"

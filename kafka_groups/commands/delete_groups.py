@@ -7,10 +7,12 @@ offsets they remove to a backup file first, so ``--reset-offsets --from-file`` c
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kafka_groups.commands.backup import narrow_backup, save_backup, undo_hint
+from kafka_groups.commands.backup import check_command, narrow_backup, save_backup, undo_command, undo_hint
+from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, fault_point
 from kafka_groups.core.delete import (
     WHOLE_TOPIC,
     GroupDeleteResult,
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
 
 
+REQUEST_TIMED_OUT = 7
 MANY_GROUPS = 10  # more groups than this: their offsets are fetched in one request per coordinator
 
 
@@ -65,19 +68,17 @@ class DeleteOffsetsRequest:
 
         access = KafkaAccess(settings)
         try:
-            result = self._delete(access, explicit, whole)
+            result, verdict = self._delete(access, explicit, whole)
         finally:
             access.close()
         emit(result, self.output)
-        if result.backup:
-            tool = "kafka-streams-groups" if self.streams else "kafka-consumer-groups"
-            hint = undo_hint("this deletion removed", result.backup, [self.group], self.connection, tool)
-            print(hint, file=sys.stderr)
+        if verdict is not None:
+            verdict.conclude()
         finish(result.outcome, result.problem())
 
     def _delete(
         self, access: KafkaAccess, explicit: list[TopicPartition], whole: list[str]
-    ) -> OffsetDeleteResult:
+    ) -> tuple[OffsetDeleteResult, Verdict | None]:
         rows: dict[TopicPartition, KafkaErrorInfo | None] = {}
         partitions = dict.fromkeys(explicit)
         if whole:
@@ -95,14 +96,48 @@ class DeleteOffsetsRequest:
             partitions.update(dict.fromkeys(input_partitions(found[self.group], sorted(current))))
         chosen = list(partitions)
         about_to_go = {tp: c.offset for tp, c in current.items() if tp in partitions}
+        tool = "kafka-streams-groups" if self.streams else "kafka-consumer-groups"
+        fault_point("before-backup")
         backup = save_backup("delete-offsets", {self.group: about_to_go}, self.backup_dir)
-        group_error, answers = access.delete_offsets(self.group, chosen)
+        fault_point("after-backup")
+        if backup:
+            announce(undo_hint("this deletion removed", backup, [self.group], self.connection, tool))
+
+        def read(reader: KafkaAccess) -> dict[TopicPartition, int]:
+            held = reader.committed_offsets([self.group]).get(self.group, {})
+            return {tp: c.offset for tp, c in held.items() if tp in partitions}
+
+        sent = Write(access, send=lambda: access.delete_offsets(self.group, chosen), read_back=read).run()
+        verdict = None
+        if sent.answer is not None:
+            group_error, answers = sent.answer
+        else:  # no answer: what the read-back shows decides
+            landed = classify(sent.state, about_to_go, {})
+            error = error_info(REQUEST_TIMED_OUT)  # how the rows show a partition that did not change
+            group_error, answers = None, dict.fromkeys(chosen, None if landed is Landed.DONE else error)
+            if landed is Landed.DONE:
+                print(
+                    f'Note: deleting the offsets answered "{sent.send_error}", but reading them back '
+                    "shows them gone: the deletion is done.",
+                    file=sys.stderr,
+                )
+            else:
+                undo = undo_command(backup, [self.group], self.connection, tool) if backup else None
+                why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error
+                check = check_command([self.group], self.connection, tool)
+                verdict = Verdict(
+                    "offset deletion",
+                    {f"group '{self.group}'": landed},
+                    {f"group '{self.group}'": why or ""},
+                    check,
+                    undo,
+                )
         rows.update(answers)
         top_level = group_error or first_partition_error(answers)
-        if backup:
+        if backup and verdict is None:
             gone = {tp: o for tp, o in about_to_go.items() if rows.get(tp, True) is None}
             backup = narrow_backup(backup, {self.group: gone})
-        return OffsetDeleteResult(self.group, top_level, rows, backup)
+        return OffsetDeleteResult(self.group, top_level, rows, backup), verdict
 
 
 @dataclass(frozen=True)
@@ -124,21 +159,102 @@ class DeleteGroupsRequest:
         access = KafkaAccess(settings)
         try:
             ids = access.consumer_group_ids() if self.all_groups else list(dict.fromkeys(self.groups))
-            backup = None
+            current: dict[str, dict[TopicPartition, int]] = {}
+            expected: list[str] = []
             if ids:
                 offsets = access.committed_offsets(ids, many=len(ids) > MANY_GROUPS)
                 current = {g: {tp: c.offset for tp, c in offsets.get(g, {}).items()} for g in ids}
-                backup = save_backup("delete", current, self.backup_dir)
-            answers = access.delete_groups(ids)
+                held = [g for g in ids if current[g]]
+                if held:  # the undo names the groups the broker will delete: those without members
+                    found, _missing = access.describe_groups(held)
+                    expected = [g for g in held if g not in found or found[g].state in ("Empty", "Dead")]
+            deletion = GroupDeletion(access, self.connection, "kafka-consumer-groups", self.backup_dir)
+            answers, backup, verdict = deletion.run(ids, current, expected, _consumer_groups_left)
         finally:
             access.close()
-        if backup:
-            backup = narrow_backup(backup, {g: current[g] for g, error in answers.items() if error is None})
         result = GroupDeleteResult.of(answers, backup)
         emit(result, self.output)
-        if result.backup:
-            deleted = [g for g in result.deleted if current.get(g)]
-            print(
-                undo_hint("of the deleted groups", result.backup, deleted, self.connection), file=sys.stderr
-            )
+        if verdict is not None:
+            verdict.conclude()
         finish(result.outcome, result.problem())
+
+
+def _consumer_groups_left(reader: KafkaAccess, ids: list[str]) -> set[str]:
+    found, _missing = reader.describe_groups(ids)
+    return set(found)
+
+
+@dataclass(frozen=True)
+class GroupDeletion:
+    """``--delete`` of groups, guarded: back up their offsets, announce the undo, delete, and
+    when the broker's answer is lost, read back which groups still exist."""
+
+    access: KafkaAccess
+    connection: ConnectionArgs
+    tool: str
+    backup_dir: str | None
+    what: str = "of the deleted groups"
+
+    def run(
+        self,
+        ids: list[str],
+        current: dict[str, dict[TopicPartition, int]],
+        expected: list[str],
+        left: Callable[[KafkaAccess, list[str]], set[str]],
+    ) -> tuple[dict[str, KafkaErrorInfo | None], str | None, Verdict | None]:
+        """Delete ``ids`` (``current``: their committed offsets; ``expected``: those the undo
+        names). Returns each group's answer, the backup that remains and, when the answer was
+        lost and the read-back could not show every group deleted, the verdict to conclude."""
+        if not ids:
+            return {}, None, None
+        fault_point("before-backup")
+        backup = save_backup("delete", current, self.backup_dir)
+        fault_point("after-backup")
+        if backup:
+            announce(self._hint(backup, expected))
+        sent = Write(
+            self.access,
+            send=lambda: self.access.delete_groups(ids),
+            read_back=lambda reader: dict.fromkeys(left(reader, ids), True),
+        ).run()
+        verdict = None
+        if sent.answer is not None:
+            answers = sent.answer
+        else:
+            units = {
+                g: classify(None if sent.state is None else {g: sent.state.get(g)}, {g: True}, {})
+                for g in ids
+            }
+            lost = error_info(REQUEST_TIMED_OUT)
+            answers = {g: None if landed is Landed.DONE else lost for g, landed in units.items()}
+            if any(landed is not Landed.DONE for landed in units.values()):
+                why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error or ""
+                undo = undo_command(backup, expected, self.connection) if backup else None
+                verdict = Verdict(
+                    "deletion",
+                    {f"group '{g}'": landed for g, landed in units.items()},
+                    {f"group '{g}'": why for g in ids},
+                    check_command(ids, self.connection, self.tool),
+                    undo,
+                )
+            else:
+                print(
+                    f'Note: deleting the groups answered "{sent.send_error}", but they are gone: '
+                    "the deletion is done.",
+                    file=sys.stderr,
+                )
+        if backup and (verdict is None or not verdict.units_in(Landed.UNKNOWN)):
+            backup = narrow_backup(backup, {g: current[g] for g, error in answers.items() if error is None})
+            deleted = sorted(g for g, error in answers.items() if error is None and current.get(g))
+            if backup and deleted != sorted(expected):  # the undo announced does not fit: the one that does
+                announce(self._hint(backup, deleted))
+        return answers, backup, verdict
+
+    def _hint(self, backup: str, groups: list[str]) -> str:
+        # A deleted streams group no longer exists, so kafka-streams-groups cannot reset it;
+        # kafka-consumer-groups commits the offsets to the group id, and the application
+        # takes them over when it next starts.
+        hint = undo_hint(self.what, backup, groups, self.connection)
+        if self.tool == "kafka-streams-groups":
+            hint += "\n(the application resumes from these offsets when it next starts)"
+        return hint

@@ -7,14 +7,15 @@ import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from kafka_groups.commands.backup import narrow_backup, save_backup, undo_hint
-from kafka_groups.commands.delete_groups import MANY_GROUPS, finish
+from kafka_groups.commands.backup import connection_flags
+from kafka_groups.commands.delete_groups import MANY_GROUPS, GroupDeletion, finish
+from kafka_groups.commands.guard import Landed, Verdict, Write, deletion_landed, topics_left
 from kafka_groups.core.delete import GroupDeleteResult
 from kafka_groups.core.groups import select_streams_groups
 from kafka_groups.core.javaorder import string_keys_order
 from kafka_groups.core.kafka_errors import KafkaErrorInfo
 from kafka_groups.core.streams import internal_topics
-from kafka_groups.errors import CliError, UsageError
+from kafka_groups.errors import CliError, TopicCommandError, UsageError
 from kafka_groups.render import OutputFormat, emit
 from kafka_groups.settings import ConnectionArgs
 
@@ -64,25 +65,18 @@ class DeleteStreamsGroupsRequest:
 
         access = KafkaAccess(settings)
         try:
-            result, current = self._delete(access)
+            result, verdict = self._delete(access)
         finally:
             access.close()
         emit(result, self.output)
-        if result.backup:
-            deleted = [g for g in result.deleted if current.get(g)]
-            # A deleted streams group no longer exists, so kafka-streams-groups cannot reset it;
-            # kafka-consumer-groups commits the offsets to the group id, and the application
-            # takes them over when it next starts.
-            hint = undo_hint("of the deleted groups", result.backup, deleted, self.connection)
-            print(
-                f"{hint}\n(the application resumes from these offsets when it next starts)", file=sys.stderr
-            )
+        if verdict is not None:
+            verdict.conclude()
         if result.internal_failed and not result.failed:
             group, error = result.internal_failed[0]
             raise CliError(f"the internal topics of streams group '{group}' were not deleted: {error}")
         finish(result.outcome, result.problem())
 
-    def _delete(self, access: KafkaAccess) -> tuple[GroupDeleteResult, dict[str, dict[tuple[str, int], int]]]:
+    def _delete(self, access: KafkaAccess) -> tuple[GroupDeleteResult, Verdict | None]:
         streams = select_streams_groups(access.list_groups(frozenset({"Streams"})), frozenset())
         listed = {g.group_id: g.state for g in streams}
         ids = list(listed) if self.all_groups else list(dict.fromkeys(self.groups))
@@ -108,22 +102,55 @@ class DeleteStreamsGroupsRequest:
                 if found.deletable:
                     topics[group] = found.deletable
         current: dict[str, dict[tuple[str, int], int]] = {}
-        backup = None
         if todo:
             offsets = access.committed_offsets(todo, many=len(todo) > MANY_GROUPS)
             current = {g: {tp: c.offset for tp, c in offsets.get(g, {}).items()} for g in todo}
-            backup = save_backup("delete", current, self.backup_dir)
-        answers.update(access.delete_groups(todo))
-        if backup:
-            backup = narrow_backup(backup, {g: current[g] for g in todo if answers.get(g) is None})
+        deletion = GroupDeletion(access, self.connection, "kafka-streams-groups", self.backup_dir)
+        sent, backup, verdict = deletion.run(
+            todo, current, [g for g in todo if current[g]], _streams_groups_left
+        )
+        answers.update(sent)
         result = GroupDeleteResult.of(answers, backup, kind="streams")
         if not self.delete_all_internal_topics or not topics:
-            return result, current
+            return result, verdict
         failed: list[tuple[str, str]] = []
+        unsure: dict[str, str] = {}
         for group in string_keys_order(g for g in result.deleted if g in topics):
+            names = list(topics[group])
             try:
-                access.delete_topics(list(topics[group]))
+                deleted = Write(
+                    access,
+                    send=lambda: access.delete_topics(names),  # noqa: B023 (run at once)
+                    read_back=topics_left(names),
+                    definite=(TopicCommandError,),
+                ).run()
             except CliError as exc:
                 failed.append((group, exc.message))
-        with_topics = tuple(g for g in result.deleted if g in topics)
-        return replace(result, internal_deleted=with_topics, internal_failed=tuple(failed)), current
+                continue
+            landed = deletion_landed(deleted, names)
+            if landed is Landed.NOT_APPLIED:
+                failed.append((group, deleted.send_error or ""))
+            elif landed is Landed.UNKNOWN:
+                unsure[group] = f"{deleted.send_error}; {deleted.read_error or 'some of the topics are gone'}"
+        if unsure:
+            check = f"kafka-topics{connection_flags(self.connection)} --list"
+            verdict = Verdict(
+                "deletion",
+                {
+                    **(verdict.units if verdict else {}),
+                    **{f"internal topics of '{g}'": Landed.UNKNOWN for g in unsure},
+                },
+                {
+                    **(verdict.reasons if verdict else {}),
+                    **{f"internal topics of '{g}'": w for g, w in unsure.items()},
+                },
+                verdict.check if verdict else check,
+                verdict.undo if verdict else None,
+            )
+        with_topics = tuple(g for g in result.deleted if g in topics and g not in unsure)
+        return replace(result, internal_deleted=with_topics, internal_failed=tuple(failed)), verdict
+
+
+def _streams_groups_left(reader: KafkaAccess, ids: list[str]) -> set[str]:
+    found, _missing = reader.describe_streams_groups(ids)
+    return set(found)

@@ -5,11 +5,24 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from kafka_groups.apache_argv import parse_long
-from kafka_groups.commands.backup import save_backup, undo_hint
+from kafka_groups.commands.backup import check_command, save_backup, undo_command, undo_hint
+from kafka_groups.commands.guard import (
+    MOVED_NAMED,
+    Landed,
+    Verdict,
+    Write,
+    announce,
+    classify,
+    deletion_landed,
+    fault_point,
+    moved,
+    name_some,
+    topics_left,
+)
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION
 from kafka_groups.core.reset import (
@@ -38,7 +51,7 @@ from kafka_groups.errors import (
     TopicCommandError,
     UsageError,
 )
-from kafka_groups.render import OutputFormat, emit, wants_detail
+from kafka_groups.render import OutputFormat, emit, resolve_format, wants_detail
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -83,6 +96,7 @@ class ResetResult:
     messages: tuple[str, ...] = ()  # streams: the Apache "Error: ..." lines, in order
     # streams, with --execute: the internal topics to delete after each group's reset
     internal_topics: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    verdict: Verdict | None = field(default=None, compare=False)  # with --execute: what landed
 
 
 @dataclass(frozen=True)
@@ -144,13 +158,20 @@ class ResetOffsetsRequest:
         from kafka_groups.access.cluster import KafkaAccess
 
         access = KafkaAccess(settings)
+        shown = False
         try:
             result = self._plan(access, spec)
             if self.execute_changes and result.plans:
+                # The plan first, as the Apache tool prints it, then the backup and the undo, then
+                # the commit. Streams and the richer formats show what the commit did: printed after.
+                if not self.streams and resolve_format(self.output, sys.stdout) is OutputFormat.TEXT:
+                    emit(result, self.output)
+                    shown = True
                 result = self._apply(access, result)
         finally:
             access.close()
-        emit(result, self.output)
+        if not shown:
+            emit(result, self.output)
         self._report(result)
 
     def _groups(self, access: KafkaAccess, spec: ResetSpec) -> tuple[list[str], dict[str, GroupFacts]]:
@@ -309,31 +330,125 @@ class ResetOffsetsRequest:
             raise ClusterError(f'The partitions "{names}" have no leader')
 
     def _apply(self, access: KafkaAccess, result: ResetResult) -> ResetResult:
+        """Back up, announce, re-check, commit, read back and classify (see commands.guard)."""
         from kafka_groups.access.cluster import PROTOCOL_LAYER_THRESHOLD
 
         targets = {p.group: dict(p.offsets) for p in result.plans if p.offsets}
         replaced = {
             g: {tp: o for tp, o in result.current.get(g, {}).items() if tp in targets[g]} for g in targets
         }
+        tool = "kafka-streams-groups" if self.streams else "kafka-consumer-groups"
+        groups = sorted(targets)
+        fault_point("before-backup")
         backup = save_backup("reset", replaced, self.backup_dir)
+        fault_point("after-backup")
+        undo = undo_command(backup, groups, self.connection, tool) if backup else None
+        if backup:
+            announce(undo_hint("this reset replaced", backup, groups, self.connection, tool))
         many = sum(len(o) for o in targets.values()) > PROTOCOL_LAYER_THRESHOLD
-        outcome = access.alter_offsets(targets, many=many)
-        after = self._committed(access, list(targets), many)
+        self._recheck(access, result, targets, many)
+
+        def read(reader: KafkaAccess) -> dict[str, dict[TopicPartition, int]]:
+            return self._committed(reader, list(targets), many)
+
+        sent = Write(
+            access,
+            send=lambda: access.alter_offsets(targets, many=many),
+            read_back=read,
+            in_doubt=lambda answer: any(answer.values()),
+            verify_always=True,
+        ).run()
+        units: dict[str, Landed] = {}
+        reasons: dict[str, str] = {}
         failed: list[tuple[str, str]] = []
         for group, offsets in targets.items():
-            if outcome.get(group):
-                failed.append((group, str(outcome[group])))
+            error = sent.send_error or (sent.answer or {}).get(group)
+            after = None
+            if sent.state is not None:
+                after = {tp: o for tp, o in sent.state.get(group, {}).items() if tp in offsets}
+            # A commit the broker acknowledged has landed, whether or not the read-back answered.
+            landed = (
+                Landed.DONE if after is None and error is None else classify(after, replaced[group], offsets)
+            )
+            units[group] = landed
+            if landed is Landed.DONE and after is None:
+                print(
+                    f"Note: the broker acknowledged the reset of group '{group}'; reading it back "
+                    f"failed ({sent.read_error}).",
+                    file=sys.stderr,
+                )
+            if landed is Landed.DONE:
+                if error:
+                    print(
+                        f"Note: the commit for group '{group}' answered \"{error}\", but the offsets read "
+                        "back are the new ones: the reset is done.",
+                        file=sys.stderr,
+                    )
                 continue
-            wrong = [
-                f"{t}-{p} is at {after.get(group, {}).get((t, p), 'no offset')}, not {o}"
-                for (t, p), o in offsets.items()
-                if after.get(group, {}).get((t, p)) != o
-            ]
-            if wrong:
-                failed.append((group, "; ".join(wrong)))
-        messages = list(result.messages) + self._delete_internal_topics(access, result)
-        changes = {"executed": True, "backup": backup, "failed": tuple(failed), "messages": tuple(messages)}
+            if error is None and after is not None:
+                wrong = [
+                    f"{t}-{p} is at {after.get((t, p), 'no offset')}, not {o}"
+                    for (t, p), o in offsets.items()
+                    if after.get((t, p)) != o
+                ]
+                error = "; ".join(wrong[:MOVED_NAMED]) + (
+                    f" and {len(wrong) - MOVED_NAMED} more" if len(wrong) > MOVED_NAMED else ""
+                )
+            reasons[group] = error or sent.read_error or ""
+            if landed is Landed.NOT_APPLIED:
+                failed.append((group, f"not applied, nothing changed ({reasons[group]})"))
+            else:
+                failed.append((group, f"outcome unknown ({reasons[group]})"))
+        done = [p for p in result.plans if units.get(p.group) is Landed.DONE]
+        deleted, unsure = self._delete_internal_topics(access, replace(result, plans=tuple(done)))
+        messages = list(result.messages) + deleted
+        verdict = Verdict(
+            "reset",
+            {f"group '{g}'": landed for g, landed in units.items()}
+            | {f"internal topics of group '{g}'": Landed.UNKNOWN for g in unsure},
+            {f"group '{g}'": why for g, why in reasons.items()}
+            | {f"internal topics of group '{g}'": why for g, why in unsure.items()},
+            check_command(groups, self.connection, tool),
+            undo,
+        )
+        changes = {
+            "executed": True,
+            "backup": backup,
+            "failed": tuple(failed),
+            "messages": tuple(messages),
+            "verdict": verdict,
+        }
         return ResetResult(**{**result.__dict__, **changes})
+
+    def _recheck(
+        self,
+        access: KafkaAccess,
+        result: ResetResult,
+        targets: dict[str, dict[TopicPartition, int]],
+        many: bool,
+    ) -> None:
+        """Right before the commit: refuse when the groups' committed offsets are no longer
+        those the plan was made against (another writer, or a --from-file plan applied late)."""
+        try:
+            now = self._committed(access, list(targets), many)
+        except CliError as exc:
+            raise ClusterError(
+                f"nothing was reset: the committed offsets could not be read again right before the "
+                f"commit ({exc.message})"
+            ) from None
+        changed = []
+        for g in sorted(targets):
+            planned, found = result.current.get(g, {}), now.get(g, {})
+            changed += [
+                f"{g}: {t}-{p} {_shown(planned.get((t, p)))} -> {_shown(found.get((t, p)))}"
+                for t, p in sorted(moved(planned, found))
+            ]
+        if changed:
+            raise CliError(
+                f"nothing was reset: the committed offsets changed after the plan was made "
+                f"({len(changed)} partition(s): {name_some(changed)}); another writer is at work on the "
+                "group, plan again once it is done"
+            )
 
     @staticmethod
     def _source_partitions(facts: GroupFacts, committed: dict[TopicPartition, int]) -> list[TopicPartition]:
@@ -366,23 +481,37 @@ class ResetOffsetsRequest:
         return {g: topics for g, topics in chosen.items() if topics}
 
     @staticmethod
-    def _delete_internal_topics(access: KafkaAccess, result: ResetResult) -> list[str]:
-        """After an executed reset: delete the chosen internal topics of each reset group,
-        with the Apache tool's messages when that fails."""
+    def _delete_internal_topics(access: KafkaAccess, result: ResetResult) -> tuple[list[str], dict[str, str]]:
+        """After an executed reset: delete the chosen internal topics of each reset group, with
+        the Apache tool's messages when that fails. Also returns, per group, why the deletion's
+        outcome is unknown (sent, and the topics could not be listed afterwards)."""
         messages = []
+        unknown: dict[str, str] = {}
         for plan in result.plans:
             topics = result.internal_topics.get(plan.group)
             if not topics:
                 continue
+            about = f"Deleting internal topics for group '{plan.group}' failed"
+            names = list(topics)
             try:
-                access.delete_topics(list(topics))
-            except CliError as exc:
-                about = f"Deleting internal topics for group '{plan.group}' failed"
-                if isinstance(exc, TopicCommandError) and exc.kafka_code == UNKNOWN_TOPIC_OR_PARTITION:
+                sent = Write(
+                    access,
+                    send=lambda: access.delete_topics(names),  # noqa: B023 (run at once)
+                    read_back=topics_left(topics),
+                    definite=(TopicCommandError,),
+                ).run()
+            except TopicCommandError as exc:
+                if exc.kafka_code == UNKNOWN_TOPIC_OR_PARTITION:
                     messages.append(f"{about} because the topics do not exist.")
                 else:
                     messages.append(f"{about} due to {exc.message}")
-        return messages
+                continue
+            landed = deletion_landed(sent, topics)
+            if landed is Landed.NOT_APPLIED:
+                messages.append(f"{about} due to {sent.send_error}")
+            elif landed is Landed.UNKNOWN:
+                unknown[plan.group] = f"{sent.send_error}; {sent.read_error or 'some of the topics are gone'}"
+        return messages, unknown
 
     def _report(self, result: ResetResult) -> None:
         for group, state in () if result.streams else result.refused:
@@ -391,11 +520,8 @@ class ResetOffsetsRequest:
                 f"but the current state is {state}.",
                 file=sys.stderr,
             )
-        if result.backup:
-            groups = sorted({p.group for p in result.plans if p.offsets})
-            what = "this reset replaced"
-            tool = "kafka-streams-groups" if self.streams else "kafka-consumer-groups"
-            print(undo_hint(what, result.backup, groups, self.connection, tool), file=sys.stderr)
+        if result.verdict is not None and result.verdict.units_in(Landed.UNKNOWN):
+            result.verdict.conclude()  # outcome unknown: exit 4, with the check and the undo
         if not result.failed and not result.refused:
             return
         if result.failed:
@@ -404,3 +530,7 @@ class ResetOffsetsRequest:
             message = "active groups were not reset: " + ", ".join(f"'{g}' ({s})" for g, s in result.refused)
         done = [p for p in result.plans if p.offsets and p.group not in dict(result.failed)]
         raise PartialFailure(message) if done else CliError(message)
+
+
+def _shown(offset: int | None) -> str:
+    return "none" if offset is None else str(offset)

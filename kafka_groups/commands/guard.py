@@ -1,0 +1,230 @@
+"""One discipline for every write the tools make to a cluster.
+
+back up -> announce -> re-check -> send -> verify -> classify
+
+* The backup (when there is something to restore) is written and announced on stderr, with the
+  command that restores it, before anything is sent: whatever happens next, the user has it.
+* Right before sending, the caller re-reads what the plan was made against; when another writer
+  changed it meanwhile, the write is refused and nothing is sent.
+* After sending, the state is read back within what remains of ``--timeout`` and each unit
+  (a group, a topic) is classified by what the cluster now holds, not by what the send answered:
+  all new -> done; all as before -> not applied; mixed or unreadable -> outcome unknown.
+  A send that answered with an error but landed is done; one that answered nothing is unknown
+  unless the read-back can tell.
+
+Test-only fault points: with ``KAFKA_TOOLS_TEST_FAULT_DIR`` set to a directory, the tools stop
+at each named point (:data:`FAULT_POINTS`), create ``<dir>/<point>`` and wait (at most
+:data:`FAULT_WAIT_S` seconds) until it is removed. The fault-injection suite pauses or kills the
+broker there. Unset (always, outside that suite), a point costs one environment lookup.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+import time
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from kafka_groups.errors import CliError, OutcomeUnknown, PartialFailure
+
+if TYPE_CHECKING:
+    from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.settings import ConnectionSettings
+
+FAULT_DIR_ENV = "KAFKA_TOOLS_TEST_FAULT_DIR"  # test-only: see the module docstring
+FAULT_POINTS = ("before-backup", "after-backup", "before-send", "after-send", "during-read-back")
+FAULT_WAIT_S = 120.0
+READ_BACK_FLOOR_MS = 200  # with less time left than this, a read-back is not tried
+MOVED_NAMED = 5  # partitions named in a "moved since the plan" refusal; the rest are counted
+
+A = TypeVar("A")  # what a send answers
+S = TypeVar("S")  # what a read-back finds
+K = TypeVar("K", bound=Hashable)
+
+
+def fault_point(point: str) -> None:
+    """Test-only: stop at ``point`` while ``$KAFKA_TOOLS_TEST_FAULT_DIR/<point>`` exists."""
+    folder = os.environ.get(FAULT_DIR_ENV)
+    if not folder:
+        return
+    marker = Path(folder) / point
+    try:
+        marker.touch()
+    except OSError:
+        return
+    deadline = time.monotonic() + FAULT_WAIT_S
+    while marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+class Landed(enum.Enum):
+    """What a write did to one unit, as read back from the cluster."""
+
+    DONE = "done"
+    NOT_APPLIED = "not applied"
+    UNKNOWN = "outcome unknown"
+
+
+def classify(read: Mapping[K, object] | None, old: Mapping[K, object], new: Mapping[K, object]) -> Landed:
+    """Compare what was read back with the state before (``old``) and the intended one
+    (``new``); a key missing from a mapping means "absent" (no offset, no topic). ``read`` None:
+    nothing could be read. A key whose old and new values agree counts for either side."""
+    if read is None:
+        return Landed.UNKNOWN
+    keys = set(old) | set(new)
+    if all(read.get(k) == new.get(k) for k in keys):
+        return Landed.DONE
+    if all(read.get(k) == old.get(k) for k in keys):
+        return Landed.NOT_APPLIED
+    return Landed.UNKNOWN
+
+
+def moved(baseline: Mapping[K, object], now: Mapping[K, object]) -> list[K]:
+    """The keys whose value differs between the two readings (appeared, vanished or changed)."""
+    return [k for k in {**baseline, **now} if baseline.get(k) != now.get(k)]
+
+
+def name_some(items: Iterable[str], limit: int = MOVED_NAMED) -> str:
+    """``a, b, c`` or ``a, b, c and 4 more``."""
+    listed = list(items)
+    shown = ", ".join(listed[:limit])
+    return shown if len(listed) <= limit else f"{shown} and {len(listed) - limit} more"
+
+
+@dataclass(frozen=True)
+class Sent(Generic[A, S]):
+    """What happened once a write was sent."""
+
+    answer: A | None  # the send's answer; None when it raised
+    send_error: str | None  # why the send raised
+    state: S | None  # what the read-back found; None when nothing could be read
+    read_error: str | None  # why nothing could be read
+
+
+@dataclass
+class Write(Generic[A, S]):
+    """One guarded write: ``send`` it, then ``read_back`` the state it changes.
+
+    The read-back runs after every send that failed or whose answer is ``in_doubt``
+    (``verify_always``: after every send); after a failed send, on a fresh connection limited
+    to what remains of the timeout, so a paused or dead broker cannot hold the tool past its
+    ``--timeout``."""
+
+    access: KafkaAccess
+    send: Callable[[], A]
+    read_back: Callable[[KafkaAccess], S]
+    in_doubt: Callable[[A], bool] = lambda _answer: False
+    verify_always: bool = False
+    definite: tuple[type[CliError], ...] = ()  # errors that say for sure nothing was done: raised
+
+    def run(self) -> Sent[A, S]:
+        settings = self.access.settings
+        fault_point("before-send")
+        deadline = time.monotonic() + settings.timeout_s
+        answer: A | None = None
+        send_error = None
+        try:
+            answer = self.send()
+        except self.definite:
+            raise
+        except CliError as exc:
+            send_error = exc.message
+        fault_point("after-send")
+        doubtful = send_error is not None or (answer is not None and self.in_doubt(answer))
+        if not doubtful and not self.verify_always:
+            return Sent(answer, None, None, None)
+        fault_point("during-read-back")
+        left_ms = int((deadline - time.monotonic()) * 1000)
+        if send_error is None:
+            left_ms = max(left_ms, settings.timeout_ms // 2)  # a send that answered leaves a sound client
+        if left_ms < READ_BACK_FLOOR_MS:
+            return Sent(answer, send_error, None, "no time was left within --timeout to read it back")
+        state, read_error = _read_back(
+            self.read_back, self.access, settings, left_ms, fresh=send_error is not None
+        )
+        return Sent(answer, send_error, state, read_error)
+
+
+def _read_back(
+    read: Callable[[KafkaAccess], S],
+    access: KafkaAccess,
+    settings: ConnectionSettings,
+    left_ms: int,
+    fresh: bool,
+) -> tuple[S | None, str | None]:
+    from kafka_groups.access.cluster import KafkaAccess
+
+    reader = KafkaAccess(replace(settings, timeout_ms=left_ms)) if fresh else access
+    try:
+        return read(reader), None
+    except CliError as exc:
+        return None, exc.message
+    finally:
+        if reader is not access:
+            reader.close()
+
+
+def announce(text: str | None) -> None:
+    """The backup and its undo, on stderr, before anything is sent."""
+    if text:
+        print(text, file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of a whole command: each unit's :class:`Landed`, and what to say."""
+
+    what: str  # "reset", "deletion", ...: the noun used in messages
+    units: Mapping[str, Landed]  # unit (quoted as the user knows it) -> what happened
+    reasons: Mapping[str, str]  # unit -> the send's or the read-back's error, when there was one
+    check: str  # the command that shows the state
+    undo: str | None = None  # the command that restores the backup
+
+    def units_in(self, landed: Landed) -> list[str]:
+        return [u for u, got in self.units.items() if got is landed]
+
+    def conclude(self) -> None:
+        """Raise the documented exit for the verdict: 4 when any unit's outcome is unknown,
+        3 when some landed and some did not, 1 when none did; nothing when all landed."""
+        unknown = self.units_in(Landed.UNKNOWN)
+        failed = self.units_in(Landed.NOT_APPLIED)
+        done = self.units_in(Landed.DONE)
+        if unknown:
+            first = unknown[0]
+            why = f": {self.reasons[first]}" if self.reasons.get(first) else ""
+            landed = f"; {name_some(done)} done (verified)" if done else ""
+            undo = f"; undo: {self.undo}" if self.undo else ""
+            raise OutcomeUnknown(
+                f"outcome unknown: the {self.what} of {name_some(unknown)} was sent and could not be "
+                f"verified{why}{landed}; check with: {self.check}{undo}"
+            )
+        if failed:
+            first = failed[0]
+            why = f" ({self.reasons[first]})" if self.reasons.get(first) else ""
+            if done:
+                raise PartialFailure(
+                    f"the {self.what} of {name_some(failed)} was not applied{why}; "
+                    f"{name_some(done)} done (verified)"
+                )
+            raise CliError(f"the {self.what} of {name_some(failed)} was not applied, nothing changed{why}")
+
+
+def topics_left(names: Iterable[str]) -> Callable[[KafkaAccess], dict[str, bool]]:
+    """A read-back for topic deletions: which of ``names`` still exist."""
+    wanted = set(names)
+
+    def read(reader: KafkaAccess) -> dict[str, bool]:
+        return dict.fromkeys(wanted & set(reader.list_topics()), True)
+
+    return read
+
+
+def deletion_landed(sent: Sent[Any, dict[str, bool]], names: Iterable[str]) -> Landed:
+    """Whether a topic deletion took: acknowledged, or read back as gone."""
+    if sent.send_error is None:
+        return Landed.DONE
+    return classify(sent.state, dict.fromkeys(names, True), {})
