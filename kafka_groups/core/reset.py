@@ -81,9 +81,7 @@ def parse_topic_arg(arg: str) -> tuple[str, list[int] | None]:
         raise UsageError(f"Invalid topic arg '{arg}', expected topic name and partitions")
     topic, listed = parts
     partitions = []
-    if not split_java(listed):  # 'orders:,' names no partition: never "every partition"
-        raise UsageError(f"Invalid topic arg '{arg}', it names no partitions")
-    for raw in split_java(listed):  # Java's split: 'orders:0,' is partition 0
+    for raw in listed.split(","):
         if not re.fullmatch(r"[+-]?[0-9]+", raw) or not -(2**31) <= int(raw) < 2**31:
             raise UsageError(f"Invalid partition '{raw}' specified in topic arg '{arg}''")
         partitions.append(int(raw))
