@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.core.selectors import check_topic_regex
 from kafka_groups.render import OutputFormat
 from kafka_topics.commands import (
     AlterTopicRequest,
@@ -144,6 +145,7 @@ def alter_command(
 
     Example: kafka-topics alter --bootstrap-server localhost:9092 --topic orders --partitions 12 --dry-run
     """
+    check_topic_regex(topic, "alter")
     AlterTopicRequest(
         connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
         topic=topic,
@@ -169,6 +171,7 @@ def delete_command(
 
     Example: kafka-topics delete --bootstrap-server localhost:9092 --topic 'scratch-.*'
     """
+    check_topic_regex(topic, "delete")
     DeleteTopicsRequest(
         connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
         topic=topic,

@@ -29,7 +29,8 @@ def compile_topic_filter(raw: str) -> re.Pattern[str]:
 
 def select_topics(names: Iterable[str], topic: str | None, exclude_internal: bool) -> tuple[str, ...]:
     """Sorted names, narrowed by the ``--topic`` regex and ``--exclude-internal``."""
-    pattern = compile_topic_filter(topic) if topic else None
+    # An empty --topic is a regex that matches no name, as in the Apache tool: never "no filter".
+    pattern = compile_topic_filter(topic) if topic is not None else None
     return tuple(
         name
         for name in sorted(names)

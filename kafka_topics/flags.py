@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from kafka_groups.apache_argv import Arg, Opt, Parsed, parse, parse_long
 from kafka_groups.cli.consumer_groups_flags import bootstrap_from_environment, connection_args, output_format
 from kafka_groups.cli.runner import HELP, VERSION, Request
+from kafka_groups.core.selectors import check_topic_regex
 from kafka_groups.errors import UsageError
 from kafka_topics.commands import (
     AlterTopicRequest,
@@ -162,6 +163,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             output=output,
         )
     topic = p.one("topic") or ""
+    if action in ("alter", "delete"):
+        check_topic_regex(topic, action)
     if action == "create":
         return CreateTopicRequest(
             connection,

@@ -9,6 +9,7 @@ import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
 from kafka_groups.commands.delete_groups import DeleteGroupsRequest, DeleteOffsetsRequest
+from kafka_groups.core.selectors import check_groups, check_topic_args
 from kafka_groups.render import OutputFormat
 
 TimeoutOpt = Annotated[int, typer.Option("--timeout", help="Timeout for each request, in ms.")]
@@ -43,6 +44,8 @@ def delete_offsets_command(
     Example: kafka-consumer-groups delete-offsets --bootstrap-server localhost:9092 --group billing
     --topic old-orders
     """
+    check_groups([group])
+    check_topic_args(topic)
     DeleteOffsetsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         group=group,
@@ -71,6 +74,7 @@ def delete_command(
 
     Example: kafka-consumer-groups delete --bootstrap-server localhost:9092 --group billing
     """
+    check_groups(group or ())
     DeleteGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),

@@ -9,6 +9,7 @@ import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
 from kafka_groups.commands.describe_groups import DescribeGroupsRequest
+from kafka_groups.core.selectors import check_groups
 from kafka_groups.render import OutputFormat
 
 
@@ -44,7 +45,7 @@ def describe_command(
 
     Example: kafka-consumer-groups describe --bootstrap-server localhost:9092 --group billing --members
     """
-
+    check_groups(group or ())
     DescribeGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),

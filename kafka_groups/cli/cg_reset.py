@@ -9,6 +9,7 @@ import typer
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
 from kafka_groups.core.reset import Scenario
+from kafka_groups.core.selectors import check_groups, check_topic_args
 from kafka_groups.render import OutputFormat
 
 
@@ -102,6 +103,8 @@ def reset_command(
     Example: kafka-consumer-groups reset-offsets --bootstrap-server localhost:9092 --group billing
     --topic orders --to-datetime 2024-01-31T00:00:00.000 --execute
     """
+    check_groups(group or ())
+    check_topic_args(topic or ())
     given = scenarios_given(
         to_offset,
         to_datetime,

@@ -12,6 +12,7 @@ from kafka_groups.commands.describe_groups import DescribeGroupsRequest
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
 from kafka_groups.core.reset import Scenario
+from kafka_groups.core.selectors import check_groups, check_topic_args
 from kafka_groups.errors import CliError, UsageError
 from kafka_groups.render import OutputFormat
 from kafka_groups.settings import ConnectionArgs
@@ -187,6 +188,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     if p.has("version"):
         return VERSION
     action = validate(p)
+    check_groups(p.all("group"))
+    check_topic_args(p.all("topic"))
     if action == "list":
         state, group_type = p.one("state"), p.one("type")
         return ListGroupsRequest(

@@ -14,6 +14,7 @@ from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
 from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
 from kafka_groups.commands.describe_streams import DescribeStreamsRequest
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
+from kafka_groups.core.selectors import check_groups, check_names, check_topic_args
 from kafka_groups.errors import UsageError
 from kafka_groups.render import OutputFormat
 
@@ -63,6 +64,7 @@ def describe_command(
 
     Example: kafka-streams-groups describe --bootstrap-server localhost:9092 --group my-app --members
     """
+    check_groups(group or ())
     views = [v for v, on in (("members", members), ("offsets", offsets), ("state", state)) if on]
     if len(views) > 1:
         raise UsageError(
@@ -143,6 +145,9 @@ def reset_command(
     """
     if (delete_internal_topic or delete_all_internal_topics) and not execute:
         raise UsageError("Deleting internal topics takes --execute")
+    check_groups(group or ())
+    check_topic_args(input_topic or (), "--input-topic")
+    check_names(delete_internal_topic or (), "--delete-internal-topic", "topic")
     ResetOffsetsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
@@ -191,6 +196,8 @@ def delete_offsets_command(
     Example: kafka-streams-groups delete-offsets --bootstrap-server localhost:9092 --group my-app
     --input-topic old-input
     """
+    check_groups([group])
+    check_topic_args(input_topic or (), "--input-topic")
     DeleteOffsetsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         group=group,
@@ -221,6 +228,7 @@ def delete_command(
 
     Example: kafka-streams-groups delete --bootstrap-server localhost:9092 --group my-app
     """
+    check_groups(group or ())
     DeleteStreamsGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),

@@ -20,6 +20,7 @@ from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
 from kafka_groups.commands.describe_streams import DescribeStreamsRequest
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
+from kafka_groups.core.selectors import check_groups, check_names, check_topic_args
 from kafka_groups.errors import UsageError
 
 ACTIONS = ("list", "describe", "reset-offsets", "delete", "delete-offsets")
@@ -138,6 +139,9 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     if p.has("version"):
         return VERSION
     action = validate(p)
+    check_groups(p.all("group"))
+    check_topic_args(p.all("input-topic"), "--input-topic")
+    check_names(p.all("delete-internal-topic"), "--delete-internal-topic", "topic")
     connection = connection_args(p, DEFAULT_TIMEOUT_MS)
     if action == "list":
         state = p.one("state")
