@@ -475,17 +475,6 @@ def _usage_lines(err: str) -> list[str]:
 
 
 # Failures that belong to work outside this branch, by class: reported with xfail, not hidden.
-CONTROL_ECHOED = (
-    "a usage error echoes a value with a line feed unescaped, so it spans several lines "
-    "(control-character escaping: helper 'bounds')"
-)
-KNOWN: dict[str, list[str]] = {}
-
-
-def _has_control(value: str) -> bool:
-    return "\n" in value
-
-
 SEEN: dict[str, int] = {}  # (tool, form, exit code) -> examples: what the run covered
 TIMES: list[tuple[float, str]] = []  # how long each command ran, for the slowest few
 
@@ -504,10 +493,8 @@ def check(fx: Fixture, state: dict[str, Snapshot], tool: Tool, argv: list[str]) 
     assert "unexpected failure" not in result.err, shown
     assert "SystemExit escaped" not in result.err, shown
     assert result.code in (0, 1, 2, 3, 4), shown
-    if result.code == 2 and len(_usage_lines(result.err)) != 1:
-        if not any(_has_control(a) for a in argv):
-            raise AssertionError(f"a usage error is one line on stderr\n{shown}")
-        KNOWN.setdefault(CONTROL_ECHOED, []).append(shown)
+    if result.code == 2:
+        assert len(_usage_lines(result.err)) == 1, f"a usage error is one line on stderr\n{shown}"
     if result.code in (0, 3, 4):  # a write may have landed: look again
         after = settled(fx.bootstrap)
         state["now"] = restore(fx, after)
@@ -565,10 +552,6 @@ def test_argv_fuzz(fixture, quiet_env):
     # Not a vacuous run: examples failed as usage errors, failed on the cluster, and succeeded.
     codes = {int(k.rsplit(" ", 1)[1]) for k in SEEN if " exit " in k}
     assert {0, 1, 2} <= codes, SEEN
-    if KNOWN:
-        pytest.xfail(
-            "; ".join(f"{why}: {len(cases)} example(s), first: {cases[0]}" for why, cases in KNOWN.items())
-        )
 
 
 def test_the_generator_builds_requests_for_every_tool(fixture):
