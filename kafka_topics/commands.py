@@ -21,7 +21,7 @@ from kafka_topics.changes import (
     parse_configs,
     parse_replica_assignment,
 )
-from kafka_topics.core import INTERNAL_TOPICS, select_topics
+from kafka_topics.core import INTERNAL_TOPICS, refuse_internal, select_topics
 from kafka_topics.describe import (
     ZERO_UUID,
     DescribeFilters,
@@ -195,6 +195,7 @@ class AlterTopicRequest:
             # One protocol client for all of it: metadata, CreatePartitions, the groups' offsets.
             layout, _ = access.topic_layout()
             names = _matching(layout, self.topic, False, self.if_exists)
+            refuse_internal(names, self.topic, "add partitions to")
             if not names:
                 emit(AlterResult((), (), self.dry_run), self.output)
                 return
@@ -298,6 +299,7 @@ class DeleteTopicsRequest:
         access = _access(self.connection)
         try:
             names = _matching(access.list_topics(), self.topic, False, self.if_exists)
+            refuse_internal(names, self.topic, "delete")
             verdict = self._send(access, names) if names else None
         finally:
             access.close()

@@ -36,3 +36,18 @@ def select_topics(names: Iterable[str], topic: str | None, exclude_internal: boo
         for name in sorted(names)
         if not (exclude_internal and name in INTERNAL_TOPICS) and (pattern is None or pattern.fullmatch(name))
     )
+
+
+def refuse_internal(names: Iterable[str], topic: str, action: str) -> None:
+    """``--alter`` and ``--delete`` never touch Kafka's internal topics: deleting
+    ``__consumer_offsets`` loses every group's committed offsets, and adding partitions to it
+    moves every group to another coordinator partition. (The Apache tool does either when a
+    ``--topic`` regex such as ``.*`` matches them.)"""
+    internal = sorted(n for n in names if n in INTERNAL_TOPICS)
+    if internal:
+        listed = ", ".join(internal)
+        raise CliError(
+            f"--topic '{topic}' matches the internal topic(s) {listed}, which hold Kafka's own state "
+            f"(committed offsets, transactions): refusing to {action} them; nothing was changed. "
+            "Name only the topics to change."
+        )

@@ -308,3 +308,25 @@ def test_usage_errors_match_apache(broker, apache, ours, args):
     # The Apache tool names this pair from a Set.of, whose order changes from one JVM to the next.
     expected = expected.replace("[[config], [bootstrap-server]]", "[[bootstrap-server], [config]]")
     assert mine.stderr.splitlines() == [f"Error: {expected}"]
+
+
+@pytest.mark.parametrize(
+    "action",
+    [("--delete",), ("--alter", "--partitions", "99"), ("--alter", "--partitions", "99", "--dry-run")],
+    ids=["delete", "alter", "alter-dry-run"],
+)
+def test_internal_topics_are_never_altered_or_deleted(broker, ours, action):
+    """A regex that reaches __consumer_offsets (the Apache tool deletes it, and every group's
+    offsets with it) is refused before anything is sent: the topics, their partition counts and
+    the groups' offsets stay as they were."""
+    bs = broker.bootstrap
+    mine = create_topic(bs, unique("beside-internal"), partitions=1)
+    group = unique("keeps-offsets")
+    commit_offsets(bs, group, {(mine, 0): 0})
+    before = (_topics(bs), _partition_count(bs, "__consumer_offsets"), _partition_count(bs, mine))
+    refused = _kt(ours, bs, *action, "--topic", f"__consumer_offsets|{mine}")
+    assert refused.returncode == 1, refused.stderr
+    assert "__consumer_offsets" in refused.stderr and "nothing was changed" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert (_topics(bs), _partition_count(bs, "__consumer_offsets"), _partition_count(bs, mine)) == before
+    assert committed(bs, group) == {(mine, 0): 0}
