@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from kafka_groups.core.describe import TopicPartition
-from kafka_groups.core.reset import backup_csv
+from kafka_groups.core.reset import ENV_MAX_PLAN_ROWS, backup_csv, max_plan_rows
 from kafka_groups.errors import CliError
 from kafka_groups.settings import ConnectionArgs
 
@@ -69,10 +70,21 @@ def connection_flags(connection: ConnectionArgs) -> str:
     the rest, as it did this time)."""
     flags = ""
     if connection.bootstrap_server:
-        flags += f" --bootstrap-server {connection.bootstrap_server}"
+        flags += f" --bootstrap-server {shlex.quote(connection.bootstrap_server)}"
     if connection.command_config:
-        flags += f" --command-config {connection.command_config}"
+        flags += f" --command-config {shlex.quote(connection.command_config)}"
     return flags
+
+
+def _rows_over_limit(path: str) -> int | None:
+    """The backup's row count when it is larger than ``--from-file`` takes by default (the
+    undo command then raises the limit for itself), else None."""
+    try:
+        with open(path, "rb") as backup:
+            rows = sum(1 for _ in backup)
+    except OSError:
+        return None
+    return rows if rows > max_plan_rows(os.environ) else None
 
 
 def undo_command(
@@ -80,11 +92,14 @@ def undo_command(
 ) -> str:
     """The command that restores the backup at ``path``."""
     server = connection_flags(connection)
+    rows = _rows_over_limit(path)
+    if rows is not None:
+        tool = f"{ENV_MAX_PLAN_ROWS}={rows} {tool}"
     if len(groups) <= UNDO_GROUPS_LISTED:
-        flags = " ".join(f"--group {g}" for g in sorted(groups))
-        return f"{tool}{server} {flags} --reset-offsets --from-file {path} --execute"
+        flags = " ".join(f"--group {shlex.quote(g)}" for g in sorted(groups))
+        return f"{tool}{server} {flags} --reset-offsets --from-file {shlex.quote(path)} --execute"
     return (
-        f"{tool}{server} --reset-offsets --from-file {path} "
+        f"{tool}{server} --reset-offsets --from-file {shlex.quote(path)} "
         f"--execute, with a --group for each of the {len(groups)} groups in the file"
     )
 
@@ -96,7 +111,7 @@ def check_command(
     listed = sorted(groups)
     if len(listed) > UNDO_GROUPS_LISTED:
         return f"{tool}{connection_flags(connection)} --describe --all-groups --offsets"
-    flags = " ".join(f"--group {g}" for g in listed)
+    flags = " ".join(f"--group {shlex.quote(g)}" for g in listed)
     return f"{tool}{connection_flags(connection)} --describe {flags} --offsets"
 
 
