@@ -92,6 +92,7 @@ class ResetResult:
     executed: bool = False
     backup: str | None = None
     failed: tuple[tuple[str, str], ...] = ()  # (group, what did not take)
+    outside: tuple[str, ...] = ()  # streams: groups whose named --input-topic is not theirs
     streams: bool = False  # kafka-streams-groups: its layout, and its errors on stdout
     messages: tuple[str, ...] = ()  # streams: the Apache "Error: ..." lines, in order
     # streams, with --execute: the internal topics to delete after each group's reset
@@ -227,11 +228,13 @@ class ResetOffsetsRequest:
                 f"Assignments can only be reset if the group '{g}' is inactive, but the current state is {s}."
                 for g, s in refused
             ]
+        outside = []
         if self.streams and self.topics:
             for group in allowed:
                 if any(tp not in committed.get(group, {}) for tp in scopes[group]):
                     messages.append(f"One or more topics are not part of the group '{group}'.")
                     scopes[group] = []
+                    outside.append(group)
             every = {tp for scope in scopes.values() for tp in scope}
         # Only the offsets the scenario (or a richer output) needs: thousands of partitions
         # make every ListOffsets round count.
@@ -276,6 +279,7 @@ class ResetOffsetsRequest:
             single_group=len(self.groups) == 1,
             streams=self.streams,
             messages=tuple(messages),
+            outside=tuple(outside),
             internal_topics=internal,
         )
 
@@ -522,12 +526,15 @@ class ResetOffsetsRequest:
             )
         if result.verdict is not None and result.verdict.units_in(Landed.UNKNOWN):
             result.verdict.conclude()  # outcome unknown: exit 4, with the check and the undo
-        if not result.failed and not result.refused:
+        if not result.failed and not result.refused and not result.outside:
             return
         if result.failed:
             message = "some offsets did not take: " + "; ".join(f"group '{g}': {w}" for g, w in result.failed)
-        else:
+        elif result.refused:
             message = "active groups were not reset: " + ", ".join(f"'{g}' ({s})" for g, s in result.refused)
+        else:  # a script asked for topics the group does not read: nothing was reset for it
+            names = ", ".join(f"'{g}'" for g in result.outside)
+            message = f"not reset: the --input-topic topics are not all part of the group {names}"
         done = [p for p in result.plans if p.offsets and p.group not in dict(result.failed)]
         raise PartialFailure(message) if done else CliError(message)
 
