@@ -96,3 +96,24 @@ def _handshake(host: str, port: int, security: ClientSecurity, timeout_s: float)
         ssl_context(security).wrap_socket(raw, server_hostname=host),
     ):
         pass
+
+
+_PROBE_S = 0.25  # per address; a refusal comes back at once, this bounds a silent one
+
+
+def refused_addresses(bootstrap_servers: str) -> list[str]:
+    """The bootstrap addresses (host:port), when every one of them refuses a TCP connection
+    (nothing listens there); empty when any accepts, stays silent or cannot be resolved. Asked
+    only after a command could not reach the cluster, to say why in one line."""
+    addresses = [a.strip() for a in bootstrap_servers.split(",") if a.strip()]
+    refused = []
+    for address in addresses:
+        host, _, port = address.rpartition(":")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=_PROBE_S):
+                return []
+        except ConnectionRefusedError:
+            refused.append(address)
+        except (OSError, ValueError):
+            return []
+    return refused
