@@ -805,7 +805,9 @@ class KafkaAccess:
                     failures[(kind, key)] = f"leader broker {leader_of[key]}: {describe_error(exc)}"
                     continue
                 if is_sentinel(offset):
-                    failures[(kind, key)] = f"leader broker {leader_of[key]} gave no offset ({offset})"
+                    failures[(kind, key)] = (
+                        f"leader broker {leader_of[key]} answered {offset} instead of an offset"
+                    )
                 else:
                     target[key] = offset
 
@@ -926,7 +928,7 @@ class KafkaAccess:
                 if offset == NO_OFFSET_FOR_TIME:  # no record at or after the time
                     found[key] = None
                 elif is_sentinel(offset):
-                    failures[("by-time", key)] = f"the leader gave no offset ({offset})"
+                    failures[("by-time", key)] = f"the leader answered {offset} instead of an offset"
                 else:
                     found[key] = offset
             if failures:
