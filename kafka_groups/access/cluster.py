@@ -87,8 +87,11 @@ class KafkaAccess:
 
         if self._secured:
             _ = self._admin  # which has seen authentication and TLS through, or named why not
+        config = kafka_python_config(self.settings)
+        if self._deadline is not None:  # first needed within an operation: what is left of it
+            config["bootstrap_timeout_ms"] = max(self._deadline.remaining_ms(), 1)
         try:
-            return KafkaAdminClient(**kafka_python_config(self.settings))
+            return KafkaAdminClient(**config)
         except KafkaError as exc:
             raise self._unreachable(exc) from None
 

@@ -155,6 +155,8 @@ def describe_error(exc: BaseException) -> str:
     text = str(text).strip() or type(exc).__name__
     if "ECONNREFUSED" in text or "Connection refused" in text:
         return "connection refused"
+    if type(exc).__name__ == "NodeNotReadyError":  # kafka-python, backing off after a failure
+        return f"broker {text.removeprefix('NodeNotReadyError: ')} not reachable yet"
     return f"{name}: {text}" if name and name not in text else text
 
 

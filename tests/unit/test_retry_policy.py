@@ -203,3 +203,18 @@ def test_a_zero_deadline_makes_one_attempt():
 def test_sentinels_are_every_negative_value_and_none(offset):
     assert retry.is_sentinel(offset) == (offset < 0)
     assert retry.is_sentinel(None)
+
+
+def test_library_errors_are_described_in_a_few_words():
+    from confluent_kafka import KafkaError, KafkaException
+    from kafka import errors as kerrors
+
+    assert retry.describe_error(kerrors.KafkaConnectionError("111 ECONNREFUSED")) == "connection refused"
+    assert retry.describe_error(kerrors.NodeNotReadyError(2)) == "broker 2 not reachable yet"
+    refused = KafkaException(
+        KafkaError(-195, "127.0.0.1:9/1: Connect to ipv4#127.0.0.1:9 failed: Connection refused")
+    )
+    assert retry.describe_error(refused) == "connection refused"
+    assert retry.describe_error(KafkaException(KafkaError(15, "Broker: Coordinator not available"))) == (
+        "COORDINATOR_NOT_AVAILABLE: Broker: Coordinator not available"
+    )
