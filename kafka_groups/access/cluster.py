@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, security_of, warn_unmapped
-from kafka_groups.access.diagnose import ConnectionWatch, refused_addresses, tls_failure
+from kafka_groups.access.diagnose import ConnectionWatch, listening_address, refused_addresses, tls_failure
 from kafka_groups.access.retry import (
     Deadline,
     NotAvailableInTime,
@@ -104,7 +104,7 @@ class KafkaAccess:
         if self._watch.failed:
             return ClusterError(self._watch.explain(security, self.settings.timeout_s))
         if security.uses_tls and "Handshake failed" in str(exc):
-            address = self.settings.bootstrap_servers.split(",")[0].strip()
+            address = listening_address(self.settings.bootstrap_servers)
             return ClusterError(tls_failure(address, security, str(exc), self.settings.timeout_s))
         refused = refused_addresses(self.settings.bootstrap_servers)
         detail = f" ({exc})" if self.settings.debug else ""

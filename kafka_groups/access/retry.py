@@ -95,12 +95,13 @@ class Deadline:
         return self.remaining_s() <= 0.0
 
 
-class Unavailable(Exception):
+class Unavailable(ClusterError):
     """An attempt met a retriable condition. ``missing`` names what it could not get (the
-    coordinator of group 'g', the leader of orders-3); ``reason`` says why, in a few words."""
+    coordinator of group 'g', the leader of orders-3); ``reason`` says why, in a few words.
+    :func:`retry_until` retries it; should one ever escape, it is still a one-line error."""
 
     def __init__(self, missing: str, reason: str) -> None:
-        super().__init__(f"{missing}: {reason}")
+        super().__init__(f"{missing} not available ({reason})")
         self.missing = missing
         self.reason = reason
 
