@@ -9,6 +9,7 @@ KIP-848 state name, OffsetDelete, StreamsGroupDescribe, ...).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import logging
 import time
 from collections import defaultdict
@@ -16,7 +17,17 @@ from functools import cached_property
 from typing import Any
 
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, security_of, warn_unmapped
-from kafka_groups.access.diagnose import ConnectionWatch, tls_failure
+from kafka_groups.access.diagnose import ConnectionWatch, listening_address, refused_addresses, tls_failure
+from kafka_groups.access.retry import (
+    Deadline,
+    NotAvailableInTime,
+    Unavailable,
+    describe_error,
+    is_retriable,
+    is_sentinel,
+    retriable_code,
+    retry_until,
+)
 from kafka_groups.client_config import ScrubFilter
 from kafka_groups.core.describe import Committed, Coordinator, GroupDescription, Member, TopicPartition
 from kafka_groups.core.groups import (
@@ -39,8 +50,8 @@ from kafka_topics.describe import NO_LEADER, ConfigValue, PartitionState, Reassi
 
 LIST_GROUPS_API_KEY = 16
 LIST_GROUPS_TYPES_VERSION = 5  # KIP-848: ListGroups v5 carries and filters the group type
-_COORDINATOR_ATTEMPTS = 5  # tries when the group's coordinator is moving or loading
 _FEW_TOPICS = 8  # up to this many topics, metadata is asked for per topic
+_NAMED = 5  # partitions named in a message; the rest are counted
 _TIMEOUT_CODES = frozenset({-185, 7, -195})  # _TIMED_OUT, REQUEST_TIMED_OUT, _TRANSPORT
 
 
@@ -63,6 +74,8 @@ class KafkaAccess:
         self._cached_metadata: Any = None
         self._topic_metadata: dict[str, Any] = {}  # per-topic metadata, when only a few are needed
         self._watch = ConnectionWatch()  # the first authentication or TLS failure librdkafka reports
+        self._deadline: Deadline | None = None  # the running operation's, while it runs
+        self._silent_nodes: set[int] = set()  # brokers that did not answer (any broker would do)
         _quiet_client_logs(settings)
         warn_unmapped(settings)
 
@@ -74,8 +87,11 @@ class KafkaAccess:
 
         if self._secured:
             _ = self._admin  # which has seen authentication and TLS through, or named why not
+        config = kafka_python_config(self.settings)
+        if self._deadline is not None:  # first needed within an operation: what is left of it
+            config["bootstrap_timeout_ms"] = max(self._deadline.remaining_ms(), 1)
         try:
-            return KafkaAdminClient(**kafka_python_config(self.settings))
+            return KafkaAdminClient(**config)
         except KafkaError as exc:
             raise self._unreachable(exc) from None
 
@@ -88,24 +104,82 @@ class KafkaAccess:
         if self._watch.failed:
             return ClusterError(self._watch.explain(security, self.settings.timeout_s))
         if security.uses_tls and "Handshake failed" in str(exc):
-            address = self.settings.bootstrap_servers.split(",")[0].strip()
+            address = listening_address(self.settings.bootstrap_servers)
             return ClusterError(tls_failure(address, security, str(exc), self.settings.timeout_s))
+        refused = refused_addresses(self.settings.bootstrap_servers)
         detail = f" ({exc})" if self.settings.debug else ""
+        if len(refused) == 1:
+            detail = ": connection refused"
+        elif refused:
+            detail = ": connection refused by each address"
         return ClusterError(
             f"cannot reach the cluster at {self.settings.bootstrap_servers} "
             f"within {self.settings.timeout_ms} ms{detail}"
         )
 
-    def _via_protocol(self, what: str, call: Any, *args: Any, needs: dict[str, str] | None = None) -> Any:
+    def _via_protocol(
+        self,
+        what: str,
+        call: Any,
+        *args: Any,
+        needs: dict[str, str] | None = None,
+        retry: bool = True,
+        on_retry: Any = None,
+    ) -> Any:
         """Run a protocol-layer call; its failures become one-line ClusterErrors (``needs``:
-        the ACLs the call takes, named when the broker refuses one)."""
+        the ACLs the call takes, named when the broker refuses one). ``retry``: retriable
+        failures are tried again (kafka_groups/access/retry.py) after fresh metadata and
+        ``on_retry``; a write passes False and retries only what the broker refused
+        (``Unavailable`` raised by the call itself)."""
         from kafka.errors import KafkaError
 
+        def refresh(missing: Unavailable) -> None:
+            self._refresh_protocol_metadata()
+            if on_retry is not None:
+                on_retry(missing)
+
         try:
-            return call(*args)
+            return self._retrying(
+                f"an answer for {what}",
+                lambda _deadline: call(*args),
+                refresh,
+                retriable=None if retry else (lambda exc: isinstance(exc, Unavailable)),
+            )
         except KafkaError as exc:
+            if self._deadline is not None and is_retriable(exc):
+                raise  # the enclosing operation's attempt: it retries
             reason = denied(getattr(exc, "errno", None), needs or {}) or str(exc)
             raise ClusterError(f"{what} failed: {reason}") from None
+
+    def _retrying(self, what: str, attempt: Any, on_retry: Any = None, retriable: Any = None) -> Any:
+        """Run ``attempt(deadline)`` under the retry policy (kafka_groups/access/retry.py) with
+        a deadline of ``--timeout``. A deadline passed without any bootstrap address accepting
+        a connection is "cannot reach the cluster"; otherwise the error names what was missing."""
+
+        if self._deadline is not None:  # within another operation's attempt: it retries
+            return attempt(self._deadline)
+
+        def refresh(missing: Unavailable) -> None:
+            self.forget_metadata()
+            if on_retry is not None:
+                on_retry(missing)
+
+        deadline = self._deadline = Deadline(self.settings.timeout_ms)
+        try:
+            return retry_until(attempt, deadline, what, on_retry=refresh, retriable=retriable)
+        except NotAvailableInTime as exc:
+            if refused_addresses(self.settings.bootstrap_servers):
+                raise self._unreachable(exc) from None
+            raise
+        finally:
+            self._deadline = None
+
+    def _refresh_protocol_metadata(self) -> None:
+        from kafka.errors import KafkaError
+
+        # A failed refresh is left to the next attempt, which meets whatever is wrong and names it.
+        with contextlib.suppress(KafkaError):
+            self._run(self._protocol._manager.cluster.refresh_metadata)
 
     def _broker_api_version(self, api_key: int) -> int:
         """The highest version of an API that the brokers support (-1: none).
@@ -212,7 +286,18 @@ class KafkaAccess:
 
         # Any broker answers these; spread the pages over the live ones, named explicitly (the
         # protocol layer cannot pick a node for requests sent before its first connection).
-        nodes: list[int | None] = [*sorted(live_brokers)] or [None]
+        # A broker that did not answer an earlier attempt is left out while others remain.
+        answering = sorted(live_brokers - self._silent_nodes) or sorted(live_brokers)
+        nodes: list[int | None] = [*answering] or [None]
+
+        async def answer(node: int | None, future: Any) -> Any:
+            try:
+                return await self._answer(future, f"an answer from broker {self._broker_label(node)}")
+            except Unavailable:
+                if node is not None:
+                    self._silent_nodes.add(node)
+                raise
+
         # First, on its own: it finds the controller with a request the protocol layer routes
         # itself, which fails while the pages below fill the connection.
         reassignments = await self._reassignments()
@@ -226,6 +311,8 @@ class KafkaAccess:
             return manager.send(request, node_id=nodes[index % len(nodes)])
 
         pending = [(i, names, page(i, names)) for i, names in enumerate(batches)]
+        # what each page went to, to name a broker that does not answer
+        node_of = {index: nodes[index % len(nodes)] for index, _, _ in pending}
         resources = [ConfigResource(ConfigResourceType.TOPIC, name) for name in sorted(counts)]
         configs_future = manager.send(client._describe_configs_request(resources), node_id=nodes[0])
 
@@ -233,7 +320,7 @@ class KafkaAccess:
         ids: dict[str, str] = {}
         while pending:
             index, names, future = pending.pop(0)
-            response = await future
+            response = await answer(node_of[index], future)
             for topic in response.topics:
                 if topic.error_code:
                     raise _topic_error(topic.name, topic.error_code)
@@ -249,7 +336,7 @@ class KafkaAccess:
                 pending.append((index, names, page(index, names, position)))
 
         configs: dict[str, tuple[ConfigValue, ...]] = {}
-        for result in (await configs_future).results:
+        for result in (await answer(nodes[0], configs_future)).results:
             if result.error_code:
                 needs = {"topic": f"DESCRIBE_CONFIGS on topic '{result.resource_name}'"}
                 reason = denied(result.error_code, needs) or _protocol_error(result.error_code).message
@@ -272,7 +359,7 @@ class KafkaAccess:
     async def _reassignments(self) -> dict[tuple[str, int], Reassignment]:
         """Ongoing partition reassignments; none when the cluster will not say (as the Apache
         tool treats an unsupported or unauthorized request)."""
-        from kafka.errors import ClusterAuthorizationFailedError, UnsupportedVersionError
+        from kafka.errors import ClusterAuthorizationFailedError, KafkaError, UnsupportedVersionError
         from kafka.protocol.admin import ListPartitionReassignmentsRequest
 
         request = ListPartitionReassignmentsRequest(timeout_ms=self.settings.timeout_ms, topics=None)
@@ -280,6 +367,11 @@ class KafkaAccess:
             response = await self._protocol._send_request_to_controller(request)
         except (UnsupportedVersionError, ClusterAuthorizationFailedError):
             return {}
+        except KafkaError as exc:
+            if not is_retriable(exc):
+                raise
+            self._protocol._controller_id = None  # ask for the controller again next time
+            raise Unavailable("the ongoing partition reassignments", describe_error(exc)) from None
         if response.error_code in (UNSUPPORTED_VERSION, CLUSTER_AUTHORIZATION_FAILED):
             return {}
         return {
@@ -339,6 +431,7 @@ class KafkaAccess:
             lambda: self._protocol.create_partitions(
                 request, timeout_ms=self.settings.timeout_ms, validate_only=validate_only, raise_errors=False
             ),
+            retry=False,
         )
         for result in response.results:
             if result.error_code:
@@ -430,23 +523,41 @@ class KafkaAccess:
             return {}, []
         from confluent_kafka import KafkaException
 
-        futures = self._admin.describe_consumer_groups(
-            list(dict.fromkeys(group_ids)), request_timeout=self.settings.timeout_s
-        )
         found: dict[str, GroupDescription] = {}
         missing: list[str] = []
         unnamed: list[str] = []
-        for group_id, future in futures.items():
-            try:
-                d = future.result()
-            except KafkaException as exc:
-                error = exc.args[0]
-                if error.code() == GROUP_ID_NOT_FOUND:
-                    missing.append(group_id)
-                    continue
-                raise self._admin_error(
-                    exc, f"describing group '{group_id}'", _describe_groups_acl([group_id])
-                ) from None
+        described: dict[str, Any] = {}
+        not_found: set[str] = set()
+
+        def attempt(deadline: Deadline) -> None:
+            ids = [g for g in dict.fromkeys(group_ids) if g not in described and g not in not_found]
+            if not ids:
+                return
+            futures = self._admin.describe_consumer_groups(ids, request_timeout=_seconds_left(deadline))
+            waiting: list[str] = []
+            reason = ""
+            for group_id, future in futures.items():
+                try:
+                    described[group_id] = future.result()
+                except KafkaException as exc:
+                    if exc.args[0].code() == GROUP_ID_NOT_FOUND:
+                        not_found.add(group_id)
+                    elif is_retriable(exc):
+                        waiting.append(group_id)
+                        reason = describe_error(exc)
+                    else:
+                        raise self._admin_error(
+                            exc, f"describing group '{group_id}'", _describe_groups_acl([group_id])
+                        ) from None
+            if waiting:
+                raise Unavailable(_coordinator_of(waiting), reason)
+
+        self._retrying("the group descriptions", attempt)
+        for group_id in dict.fromkeys(group_ids):
+            if group_id in not_found:
+                missing.append(group_id)
+                continue
+            d = described[group_id]
             state = _confluent_states().get(d.state)
             if state == "Dead":
                 missing.append(group_id)
@@ -492,7 +603,12 @@ class KafkaAccess:
             return {}, []
         ids = list(dict.fromkeys(group_ids))
         described: tuple[dict[str, GroupDescription], list[str]] = self._via_protocol(
-            "describing groups", self._run, self._describe_groups, ids, needs=_describe_groups_acl(ids)
+            "describing groups",
+            self._run,
+            self._describe_groups,
+            ids,
+            needs=_describe_groups_acl(ids),
+            on_retry=lambda _missing: self._forget_coordinators(ids),
         )
         return described
 
@@ -520,6 +636,7 @@ class KafkaAccess:
             self._describe_streams,
             ids,
             needs=_describe_groups_acl(ids),
+            on_retry=lambda _missing: self._forget_coordinators(ids),
         )
         return described
 
@@ -536,6 +653,7 @@ class KafkaAccess:
                 self._protocol.list_group_offsets,
                 {g: None for g in group_ids},
                 needs=_describe_groups_acl(group_ids),
+                on_retry=lambda _missing: self._forget_coordinators(group_ids),
             )
             return {
                 group: {
@@ -562,23 +680,43 @@ class KafkaAccess:
         partitions that hold a committed offset, as confluent-kafka's TopicPartitions."""
         from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
 
-        pending = {
-            g: self._admin.list_consumer_group_offsets(
-                [ConsumerGroupTopicPartitions(g)], request_timeout=self.settings.timeout_s
-            )[g]
-            for g in group_ids
-        }
         result: dict[str, list[Any]] = {}
-        for group_id, future in pending.items():
-            try:
-                listed = future.result()
-            except KafkaException as exc:
-                raise self._admin_error(
-                    exc,
-                    f"fetching the committed offsets of '{group_id}'",
-                    _describe_groups_acl([group_id]),
-                ) from None
-            result[group_id] = [tp for tp in listed.topic_partitions if tp.offset >= 0 and tp.error is None]
+
+        def attempt(deadline: Deadline) -> None:
+            pending = {
+                g: self._admin.list_consumer_group_offsets(
+                    [ConsumerGroupTopicPartitions(g)], request_timeout=_seconds_left(deadline)
+                )[g]
+                for g in group_ids
+                if g not in result
+            }
+            waiting: list[str] = []
+            reason = ""
+            for group_id, future in pending.items():
+                try:
+                    listed = future.result()
+                except KafkaException as exc:
+                    if not is_retriable(exc):
+                        raise self._admin_error(
+                            exc,
+                            f"fetching the committed offsets of '{group_id}'",
+                            _describe_groups_acl([group_id]),
+                        ) from None
+                    waiting.append(group_id)
+                    reason = describe_error(exc)
+                    continue
+                unsure = [tp for tp in listed.topic_partitions if tp.error is not None]
+                if unsure and retriable_code(unsure[0].error.code()):
+                    waiting.append(group_id)
+                    reason = f"{unsure[0].topic}-{unsure[0].partition}: {unsure[0].error.str()}"
+                    continue
+                result[group_id] = [
+                    tp for tp in listed.topic_partitions if tp.offset >= 0 and tp.error is None
+                ]
+            if waiting:
+                raise Unavailable(f"the committed offsets of {_groups_named(waiting)}", reason)
+
+        self._retrying("the committed offsets", attempt)
         return result
 
     def log_offsets(
@@ -586,56 +724,115 @@ class KafkaAccess:
     ) -> tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]]:
         """Log end offsets (``latest``) and log start offsets (``earliest``): one Metadata
         request, then ListOffsets for the partitions that have a leader (one request per
-        leader and kind). A partition without a leader, or unknown, maps to None."""
+        leader and kind). A partition the metadata does not know maps to None.
+
+        A partition that exists but whose offset cannot be read now (no leader, a leader that
+        does not answer or is no longer the leader, a sentinel such as -1001 in place of an
+        offset) is asked again, after fresh metadata, until ``--timeout``; then the error
+        names the partitions. A sentinel is never returned as an offset."""
         ends: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if latest else {}
         starts: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if earliest else {}
         if not partitions or not (earliest or latest):
             return ends, starts
-        leaders = self._leaders(partitions)
-        if not leaders:
-            return ends, starts
-        if len(partitions) > PROTOCOL_LAYER_THRESHOLD:
-            # confluent-kafka makes a Python future per partition, which costs more than the
-            # requests themselves on thousands of partitions; the protocol layer decodes the
-            # per-leader responses directly.
-            self._via_protocol(
-                "listing partition offsets", self._run, self._log_offsets, leaders, ends, starts
-            )
-            return ends, starts
+        absent: set[TopicPartition] = set()
+        kinds = [("end", ends)] if latest else []
+        kinds += [("start", starts)] if earliest else []
+
+        def attempt(deadline: Deadline) -> None:
+            todo = {tp for _, target in kinds for tp, offset in target.items() if offset is None} - absent
+            if not todo:
+                return
+            leaders, leaderless, unknown = self._leadership(todo)
+            absent.update(unknown)
+            failures: dict[tuple[str, TopicPartition], str] = {
+                (kind, tp): "no leader" for kind, target in kinds for tp in leaderless if tp in target
+            }
+            if leaders and len(partitions) > PROTOCOL_LAYER_THRESHOLD:
+                # confluent-kafka makes a Python future per partition, which costs more than the
+                # requests themselves on thousands of partitions; the protocol layer decodes the
+                # per-leader responses directly.
+                self._via_protocol(
+                    "listing partition offsets",
+                    self._run,
+                    self._log_offsets,
+                    leaders,
+                    [(kind, target) for kind, target in kinds],
+                    failures,
+                    retry=False,
+                )
+            elif leaders:
+                self._list_offsets(leaders, kinds, failures, deadline)
+            if failures:
+                raise Unavailable(_offsets_missing(failures), _common_reason(failures))
+
+        self._retrying("the log offsets", attempt)
+        return ends, starts
+
+    def _list_offsets(
+        self,
+        leaders: dict[int, list[TopicPartition]],
+        kinds: list[tuple[str, dict[TopicPartition, int | None]]],
+        failures: dict[tuple[str, TopicPartition], str],
+        deadline: Deadline,
+    ) -> None:
+        """ListOffsets through confluent-kafka for the partitions of ``kinds`` still unknown;
+        what cannot be read now goes to ``failures``."""
         from confluent_kafka import KafkaException
         from confluent_kafka import TopicPartition as ConfluentTP
         from confluent_kafka.admin._listoffsets import OffsetSpec
 
         led = sorted(tp for tps in leaders.values() for tp in tps)
-        last, first = OffsetSpec.latest(), OffsetSpec.earliest()  # type: ignore[no-untyped-call]
-        kinds = ([(last, ends)] if latest else []) + ([(first, starts)] if earliest else [])
+        leader_of = {tp: leader for leader, tps in leaders.items() for tp in tps}
+        specs = {"end": OffsetSpec.latest(), "start": OffsetSpec.earliest()}  # type: ignore[no-untyped-call]
         pending = [
             (
+                kind,
                 target,
                 self._admin.list_offsets(
-                    {ConfluentTP(t, p): spec for t, p in led}, request_timeout=self.settings.timeout_s
+                    {ConfluentTP(t, p): specs[kind] for t, p in led if target.get((t, p), 0) is None},
+                    request_timeout=_seconds_left(deadline),
                 ),
             )
-            for spec, target in kinds
+            for kind, target in kinds
         ]
-        for target, futures in pending:
+        for kind, target, futures in pending:
             for tp, future in futures.items():
+                key = (tp.topic, tp.partition)
                 try:
-                    target[(tp.topic, tp.partition)] = future.result().offset
-                except KafkaException:
-                    target[(tp.topic, tp.partition)] = None
-        return ends, starts
+                    offset = future.result().offset
+                except KafkaException as exc:
+                    if not is_retriable(exc):
+                        raise self._admin_error(
+                            exc, f"reading the log {kind} offset of {tp.topic}-{tp.partition}"
+                        ) from None
+                    failures[(kind, key)] = f"leader broker {leader_of[key]}: {describe_error(exc)}"
+                    continue
+                if is_sentinel(offset):
+                    failures[(kind, key)] = (
+                        f"leader broker {leader_of[key]} answered {offset} instead of an offset"
+                    )
+                else:
+                    target[key] = offset
 
-    def _leaders(self, partitions: set[TopicPartition]) -> dict[int, list[TopicPartition]]:
-        """The partitions that exist and have a leader, by leader id (cached metadata)."""
+    def _leadership(
+        self, partitions: set[TopicPartition]
+    ) -> tuple[dict[int, list[TopicPartition]], list[TopicPartition], list[TopicPartition]]:
+        """The partitions by leader id; those that exist without a leader; those the metadata
+        does not know (cached metadata)."""
         metadata = self._metadata({t for t, _ in partitions})
         leaders: dict[int, list[TopicPartition]] = defaultdict(list)
+        leaderless: list[TopicPartition] = []
+        unknown: list[TopicPartition] = []
         for tp in sorted(partitions):
             topic = metadata.topics.get(tp[0])
             partition = topic.partitions.get(tp[1]) if topic is not None else None
-            if partition is not None and partition.leader >= 0:
+            if partition is None:
+                unknown.append(tp)
+            elif partition.leader >= 0:
                 leaders[partition.leader].append(tp)
-        return leaders
+            else:
+                leaderless.append(tp)
+        return leaders, leaderless, unknown
 
     def _metadata(self, topics: set[str] | None = None) -> Any:
         """Cluster metadata, fetched once per command. With a few ``topics`` named, and no full
@@ -644,24 +841,36 @@ class KafkaAccess:
         if self._cached_metadata is None and topics is not None and len(topics) <= _FEW_TOPICS:
             from types import SimpleNamespace
 
-            from confluent_kafka import KafkaException
-
-            missing = topics - set(self._topic_metadata)
-            try:
-                for name in sorted(missing):
-                    found = self._admin.list_topics(topic=name, timeout=self.settings.timeout_s)
+            def by_topic(deadline: Deadline) -> None:
+                for name in sorted(topics - set(self._topic_metadata)):
+                    found = self._admin_call(
+                        "the cluster metadata", self._admin.list_topics, topic=name, deadline=deadline
+                    )
                     self._topic_metadata[name] = found.topics[name]
-            except KafkaException as exc:
-                raise self._unreachable(exc) from None
+
+            self._retrying("the cluster metadata", by_topic)
             return SimpleNamespace(topics={n: self._topic_metadata[n] for n in topics})
         if self._cached_metadata is None:
-            from confluent_kafka import KafkaException
 
-            try:
-                self._cached_metadata = self._admin.list_topics(timeout=self.settings.timeout_s)
-            except KafkaException as exc:
-                raise self._unreachable(exc) from None
+            def whole(deadline: Deadline) -> None:
+                self._cached_metadata = self._admin_call(
+                    "the cluster metadata", self._admin.list_topics, deadline=deadline
+                )
+
+            self._retrying("the cluster metadata", whole)
         return self._cached_metadata
+
+    def _admin_call(self, missing: str, call: Any, deadline: Deadline, **kwargs: Any) -> Any:
+        """A blocking confluent-kafka call given what is left of ``deadline``; a retriable
+        failure is ``Unavailable`` naming ``missing``, any other the caller's to word."""
+        from confluent_kafka import KafkaException
+
+        try:
+            return call(timeout=_seconds_left(deadline), **kwargs)
+        except KafkaException as exc:
+            if is_retriable(exc):
+                raise Unavailable(missing, describe_error(exc)) from None
+            raise self._unreachable(exc) from None
 
     def forget_metadata(self) -> None:
         """The next read fetches metadata again (partitions may have been added)."""
@@ -700,16 +909,35 @@ class KafkaAccess:
             return {}
         # Before 1970 means "from the first record": negative values are ListOffsets sentinels.
         spec = OffsetSpec.for_timestamp(max(timestamp_ms, 0))  # type: ignore[no-untyped-call]
-        futures = self._admin.list_offsets(
-            {ConfluentTP(t, p): spec for t, p in sorted(partitions)}, request_timeout=self.settings.timeout_s
-        )
         found: dict[TopicPartition, int | None] = {}
-        for tp, future in futures.items():
-            try:
-                offset = future.result().offset
-            except KafkaException as exc:
-                raise self._admin_error(exc, f"looking up {tp.topic}-{tp.partition} by timestamp") from None
-            found[(tp.topic, tp.partition)] = offset if offset >= 0 else None
+
+        def attempt(deadline: Deadline) -> None:
+            todo = sorted(tp for tp in partitions if tp not in found)
+            futures = self._admin.list_offsets(
+                {ConfluentTP(t, p): spec for t, p in todo}, request_timeout=_seconds_left(deadline)
+            )
+            failures: dict[tuple[str, TopicPartition], str] = {}
+            for tp, future in futures.items():
+                key = (tp.topic, tp.partition)
+                try:
+                    offset = future.result().offset
+                except KafkaException as exc:
+                    if not is_retriable(exc):
+                        raise self._admin_error(
+                            exc, f"looking up {tp.topic}-{tp.partition} by timestamp"
+                        ) from None
+                    failures[("by-time", key)] = describe_error(exc)
+                    continue
+                if offset == NO_OFFSET_FOR_TIME:  # no record at or after the time
+                    found[key] = None
+                elif is_sentinel(offset):
+                    failures[("by-time", key)] = f"the leader answered {offset} instead of an offset"
+                else:
+                    found[key] = offset
+            if failures:
+                raise Unavailable(_offsets_missing(failures), _common_reason(failures))
+
+        self._retrying("the offsets by timestamp", attempt)
         return found
 
     def alter_offsets(
@@ -722,6 +950,14 @@ class KafkaAccess:
         Returns, per group, None on success or the broker's error. ``many``: thousands of
         partitions, sent through the protocol layer (one OffsetCommit per group).
         ``metadata``: the metadata string to commit with each partition's offset."""
+        for group, offsets in plans.items():  # a sentinel reaching here is a bug: send nothing
+            bad = sorted((tp, o) for tp, o in offsets.items() if is_sentinel(o))
+            if bad:
+                (topic, partition), offset = bad[0]
+                raise ClusterError(
+                    f"not committing {offset} for {topic}-{partition} of group '{group}': it is not an "
+                    "offset (nothing was written)"
+                )
         if many:
             return self._alter_offsets_protocol(plans)
         notes = metadata or {}
@@ -810,7 +1046,13 @@ class KafkaAccess:
         The request goes out even with no partitions (the group-level answer still tells
         whether the group exists), as the Apache Admin client sends it."""
         top, codes = self._via_protocol(
-            "deleting offsets", self._run, self._delete_offsets, group_id, partitions
+            "deleting offsets",
+            self._run,
+            self._delete_offsets,
+            group_id,
+            partitions,
+            retry=False,
+            on_retry=lambda _missing: self._forget_coordinators([group_id]),
         )
         if top:
             return _protocol_error(top), dict.fromkeys(partitions, _protocol_error(top))
@@ -823,12 +1065,10 @@ class KafkaAccess:
 
         client = self._protocol
         request = client._delete_group_offsets_request(group_id, [KafkaTP(t, p) for t, p in partitions])
-        for attempt in range(_COORDINATOR_ATTEMPTS):
-            coordinator = await client._find_coordinator_id(group_id)
-            response = await client._manager.send(request, node_id=coordinator)
-            if response.error_code not in RETRIABLE_COORDINATOR_ERRORS:
-                break
-            await client._net.sleep(0.1 * (attempt + 1))
+        coordinator = (await self._coordinators_of([group_id]))[group_id]
+        response = await client._manager.send(request, node_id=coordinator)
+        if response.error_code in RETRIABLE_COORDINATOR_ERRORS:  # refused, not written: try again
+            raise Unavailable(_coordinator_of([group_id]), _protocol_error(response.error_code).name)
         if response.error_code:
             return response.error_code, {}
         codes = {
@@ -886,6 +1126,45 @@ class KafkaAccess:
     def _run(self, coro: Any, *args: Any) -> Any:
         return self._protocol._manager.run(coro, *args)
 
+    def _broker_label(self, node_id: Any) -> str:
+        """``2 (127.0.0.1:9092)``: a broker as messages name it."""
+        broker = self._protocol._manager.cluster.broker_metadata(node_id)
+        return f"{node_id} ({broker.host}:{broker.port})" if broker is not None else str(node_id)
+
+    @staticmethod
+    async def _answer(future: Any, missing: str) -> Any:
+        """Await a protocol-layer request; a retriable failure (connection refused, timed out,
+        stale metadata) becomes ``Unavailable`` naming what it would have brought."""
+        from kafka.errors import KafkaError
+
+        try:
+            return await future
+        except KafkaError as exc:
+            if is_retriable(exc):
+                raise Unavailable(missing, describe_error(exc)) from None
+            raise
+
+    async def _coordinators_of(self, group_ids: list[str]) -> dict[str, Any]:
+        """FindCoordinator for the groups; a coordinator not yet elected or loading is
+        ``Unavailable`` naming the group."""
+        from kafka.errors import KafkaError
+
+        try:
+            found: dict[str, Any] = await self._protocol._find_coordinator_ids(group_ids)
+        except KafkaError as exc:
+            if is_retriable(exc):
+                raise Unavailable(_coordinator_of(group_ids), describe_error(exc)) from None
+            raise
+        return found
+
+    def _forget_coordinators(self, group_ids: list[str]) -> None:
+        """Drop the protocol layer's cached coordinators, so the next attempt asks again."""
+        from kafka.protocol.metadata import CoordinatorType
+
+        cache = self._protocol._manager.cluster._coordinators
+        for group_id in group_ids:
+            cache.pop((CoordinatorType.GROUP, group_id), None)
+
     def _coordinator(self, node_id: int) -> Coordinator:
         broker = self._protocol._manager.cluster.broker_metadata(node_id)
         return Coordinator(broker.host, broker.port, node_id)
@@ -897,7 +1176,7 @@ class KafkaAccess:
 
         client = self._protocol
         manager = client._manager
-        coordinators = await client._find_coordinator_ids(group_ids)
+        coordinators = await self._coordinators_of(group_ids)
         by_node: dict[int, list[str]] = defaultdict(list)
         for group_id in group_ids:
             by_node[coordinators[group_id]].append(group_id)
@@ -916,8 +1195,9 @@ class KafkaAccess:
                 for node, ids in by_node.items()
             ]
             for node, future in pending:
-                response = await future
+                response = await self._answer(future, _coordinator_of(by_node[node]))
                 for group in response.groups:
+                    _raise_if_retriable(group.group_id, group.error_code)
                     if group.error_code == 0:
                         found[group.group_id] = _consumer_group(
                             group, self._coordinator(node), response.API_VERSION
@@ -942,8 +1222,9 @@ class KafkaAccess:
             for node, ids in classic.items()
         ]
         for node, future in pending_classic:
-            response = await future
+            response = await self._answer(future, _coordinator_of(classic[node]))
             for group in response.groups:
+                _raise_if_retriable(group.group_id, group.error_code)
                 if group.error_code == GROUP_ID_NOT_FOUND or (
                     group.error_code == 0 and group.group_state == "Dead"
                 ):
@@ -966,10 +1247,14 @@ class KafkaAccess:
         client = self._protocol
         brokers = [b.node_id for b in client._manager.cluster.brokers()]
         request = ListGroupsRequest(types_filter=types, min_version=5) if types else ListGroupsRequest()
-        sent = [client._manager.send(request, node_id=node) for node in brokers]
+        sent = [(node, client._manager.send(request, node_id=node)) for node in brokers]
         groups: list[dict[str, Any]] = []
-        for future in sent:
-            response = await future
+        for node, future in sent:
+            # Every broker must answer: each coordinates its own share of the groups.
+            missing = f"the list of groups on broker {self._broker_label(node)}"
+            response = await self._answer(future, missing)
+            if retriable_code(response.error_code):
+                raise Unavailable(missing, _protocol_error(response.error_code).name)
             if response.error_code:
                 raise ClusterError(f"listing groups failed: {_protocol_error(response.error_code).message}")
             groups.extend(g.to_dict() for g in response.groups)
@@ -981,75 +1266,81 @@ class KafkaAccess:
         client = self._protocol
         found: dict[str, StreamsGroup] = {}
         missing: dict[str, str] = {}
-        pending_ids = group_ids
-        for attempt in range(_COORDINATOR_ATTEMPTS):
-            coordinators = await client._find_coordinator_ids(pending_ids)
-            by_node: dict[int, list[str]] = defaultdict(list)
-            for group_id in pending_ids:
-                by_node[coordinators[group_id]].append(group_id)
-            sent = [
-                (
-                    node,
-                    client._manager.send(
-                        StreamsGroupDescribeRequest(group_ids=ids, include_authorized_operations=False),
-                        node_id=node,
-                    ),
-                )
-                for node, ids in by_node.items()
-            ]
-            retry: list[str] = []
-            for node, future in sent:
-                response = await future
-                for group in response.groups:
-                    code = group.error_code
-                    if code == 0 and group.topology is not None:
-                        found[group.group_id] = _streams_group(group, self._coordinator(node))
-                    elif code == GROUP_ID_NOT_FOUND:
-                        missing[group.group_id] = group.error_message or f"Group {group.group_id} not found."
-                    elif code in RETRIABLE_COORDINATOR_ERRORS and attempt + 1 < _COORDINATOR_ATTEMPTS:
-                        retry.append(group.group_id)
-                    elif code == 0:
-                        raise ClusterError(f"group '{group.group_id}': the broker sent no topology")
-                    else:
-                        raise _group_error(group.group_id, code, group.error_message)
-            if not retry:
-                break
-            pending_ids = retry
-            await client._net.sleep(0.2 * (attempt + 1))
+        coordinators = await self._coordinators_of(group_ids)
+        by_node: dict[int, list[str]] = defaultdict(list)
+        for group_id in group_ids:
+            by_node[coordinators[group_id]].append(group_id)
+        sent = [
+            (
+                node,
+                client._manager.send(
+                    StreamsGroupDescribeRequest(group_ids=ids, include_authorized_operations=False),
+                    node_id=node,
+                ),
+            )
+            for node, ids in by_node.items()
+        ]
+        for node, future in sent:
+            response = await self._answer(future, _coordinator_of(by_node[node]))
+            for group in response.groups:
+                code = group.error_code
+                _raise_if_retriable(group.group_id, code)
+                if code == 0 and group.topology is not None:
+                    found[group.group_id] = _streams_group(group, self._coordinator(node))
+                elif code == GROUP_ID_NOT_FOUND:
+                    missing[group.group_id] = group.error_message or f"Group {group.group_id} not found."
+                elif code == 0:
+                    raise ClusterError(f"group '{group.group_id}': the broker sent no topology")
+                else:
+                    raise _group_error(group.group_id, code, group.error_message)
         return found, missing
 
     async def _log_offsets(
         self,
         leaders: dict[int, list[TopicPartition]],
-        ends: dict[TopicPartition, int | None],
-        starts: dict[TopicPartition, int | None],
+        kinds: list[tuple[str, dict[TopicPartition, int | None]]],
+        failures: dict[tuple[str, TopicPartition], str],
     ) -> None:
-        """Fill ``ends`` / ``starts`` (whichever the caller asked for) with one ListOffsets
-        per leader and kind, all in flight together."""
+        """Fill the targets of ``kinds`` (log "end" / "start" offsets) with one ListOffsets per
+        leader and kind, all in flight together; what cannot be read now goes to ``failures``."""
         from kafka.admin import OffsetSpec
         from kafka.structs import TopicPartition as KafkaTP
 
         client = self._protocol
-        kinds = [
-            (spec, target)
-            for spec, target in ((OffsetSpec.LATEST, ends), (OffsetSpec.EARLIEST, starts))
-            if target
-        ]
+        specs = {"end": OffsetSpec.LATEST, "start": OffsetSpec.EARLIEST}
         pending = []
         for leader, tps in leaders.items():
-            for spec, target in kinds:
-                request = client._list_partition_offsets_request({KafkaTP(t, p): spec for t, p in tps}, 0)
-                pending.append((target, client._manager.send(request, node_id=leader)))
-        for target, future in pending:
-            response = await future
+            for kind, target in kinds:
+                wanted = {KafkaTP(t, p): specs[kind] for t, p in tps if target.get((t, p), 0) is None}
+                if wanted:
+                    request = client._list_partition_offsets_request(wanted, 0)
+                    pending.append((leader, tps, kind, target, client._manager.send(request, node_id=leader)))
+        for leader, tps, kind, target, future in pending:
+            try:
+                response = await self._answer(future, f"leader {leader}")
+            except Unavailable as exc:
+                failures.update(
+                    {(kind, tp): f"leader broker {leader}: {exc.reason}" for tp in tps if tp in target}
+                )
+                continue
             for topic in response.topics:
                 for p in topic.partitions:
-                    if p.error_code == 0:
-                        target[(topic.name, p.partition_index)] = p.offset
+                    key = (topic.name, p.partition_index)
+                    if p.error_code == 0 and not is_sentinel(p.offset):
+                        target[key] = p.offset
+                    elif p.error_code == 0 or retriable_code(p.error_code):
+                        failures[(kind, key)] = (
+                            f"leader broker {leader}: {_protocol_error(p.error_code).name}"
+                        )
+                    else:
+                        reason = _protocol_error(p.error_code).message
+                        name = f"{topic.name}-{p.partition_index}"
+                        raise ClusterError(f"reading the log {kind} offset of {name} failed: {reason}")
 
 
 # Above this many partitions, log offsets are read through the protocol layer (see log_offsets).
 PROTOCOL_LAYER_THRESHOLD = 2000
+NO_OFFSET_FOR_TIME = -1  # ListOffsets by timestamp: no record at or after it
 
 DESCRIBE_TOPIC_PARTITIONS_API_KEY = 75
 DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION = 1  # KIP-1327: CreationTimeMs per partition
@@ -1100,6 +1391,51 @@ def _topic_denied(code: int | None, message: str, needs: str) -> str:
     if code not in AUTHORIZATION_RESOURCES:
         return message
     return f"{message.removeprefix('Broker: ').rstrip('.')}: the principal needs {needs}"
+
+
+def _raise_if_retriable(group_id: str, code: int) -> None:
+    """A group-level error that passes by itself (its coordinator is loading or moved)."""
+    if retriable_code(code):
+        raise Unavailable(_coordinator_of([group_id]), _protocol_error(code).name)
+
+
+def _seconds_left(deadline: Deadline) -> float:
+    """A confluent-kafka request timeout: what is left of the deadline (never 0, which it
+    reads as "no timeout")."""
+    return max(deadline.remaining_s(), 0.001)
+
+
+def _offsets_missing(failures: dict[tuple[str, TopicPartition], str]) -> str:
+    """``the log end offsets of orders-0, orders-4``: what a log offset lookup lacks."""
+    parts = []
+    for kind in ("end", "start", "by-time"):
+        names = sorted({f"{t}-{p}" for (k, (t, p)) in failures if k == kind})
+        if names:
+            shown = ", ".join(names[:_NAMED]) + (
+                f" and {len(names) - _NAMED} more" if len(names) > _NAMED else ""
+            )
+            plural = "s" if len(names) > 1 else ""
+            noun = (
+                f"the offset{plural} by timestamp" if kind == "by-time" else f"the log {kind} offset{plural}"
+            )
+            parts.append(f"{noun} of {shown}")
+    return " and ".join(parts)
+
+
+def _common_reason(failures: dict[tuple[str, TopicPartition], str]) -> str:
+    reasons = sorted(set(failures.values()), key=lambda r: (-list(failures.values()).count(r), r))
+    return reasons[0] + (f"; {len(reasons) - 1} other reason(s)" if len(reasons) > 1 else "")
+
+
+def _groups_named(group_ids: list[str]) -> str:
+    shown = ", ".join(f"'{g}'" for g in group_ids[:_NAMED])
+    more = f" and {len(group_ids) - _NAMED} more" if len(group_ids) > _NAMED else ""
+    return f"group{'s' if len(group_ids) > 1 else ''} {shown}{more}"
+
+
+def _coordinator_of(group_ids: list[str]) -> str:
+    noun = "coordinator" if len(group_ids) == 1 else "coordinators"
+    return f"the {noun} of {_groups_named(group_ids)}"
 
 
 def _describe_groups_acl(group_ids: list[str]) -> dict[str, str]:

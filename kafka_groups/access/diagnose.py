@@ -96,3 +96,41 @@ def _handshake(host: str, port: int, security: ClientSecurity, timeout_s: float)
         ssl_context(security).wrap_socket(raw, server_hostname=host),
     ):
         pass
+
+
+_PROBE_S = 0.25  # per address; a refusal comes back at once, this bounds a silent one
+
+
+def _addresses(bootstrap_servers: str) -> list[str]:
+    return [a.strip() for a in bootstrap_servers.split(",") if a.strip()]
+
+
+def _probe(address: str) -> str:
+    """``listening``, ``refused`` or ``unknown`` (silent, unresolvable, malformed)."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=_PROBE_S):
+            return "listening"
+    except ConnectionRefusedError:
+        return "refused"
+    except (OSError, ValueError):
+        return "unknown"
+
+
+def refused_addresses(bootstrap_servers: str) -> list[str]:
+    """The bootstrap addresses (host:port), when every one of them refuses a TCP connection
+    (nothing listens there); empty when any accepts, stays silent or cannot be resolved. Asked
+    only after a command could not reach the cluster, to say why in one line."""
+    refused = []
+    for address in _addresses(bootstrap_servers):
+        if _probe(address) != "refused":
+            return []
+        refused.append(address)
+    return refused
+
+
+def listening_address(bootstrap_servers: str) -> str:
+    """The first bootstrap address that accepts a connection (the first one if none does): the
+    one to diagnose a failed TLS handshake with, when the list starts with a dead broker."""
+    addresses = _addresses(bootstrap_servers)
+    return next((a for a in addresses if _probe(a) == "listening"), addresses[0] if addresses else "")

@@ -79,8 +79,9 @@ class OffsetRow:
 
     @property
     def lag(self) -> int | None:
-        if self.current_offset is None or self.current_offset == -1 or self.log_end_offset is None:
+        if not _is_offset(self.current_offset) or not _is_offset(self.log_end_offset):
             return None
+        assert self.current_offset is not None and self.log_end_offset is not None
         return self.log_end_offset - self.current_offset
 
     @property
@@ -112,6 +113,16 @@ class DescribeResult:
     missing: tuple[str, ...] = ()
 
 
+def _is_offset(value: int | None) -> bool:
+    """An offset, not a sentinel: -1001 (OFFSET_INVALID), -1 / -2 (latest / earliest specs) and
+    every other negative value mean "unknown" and are never shown or computed with."""
+    return value is not None and value >= 0
+
+
+def _known(value: int | None) -> int | None:
+    return value if _is_offset(value) else None
+
+
 def java_sorted(group_ids: Iterable[str]) -> list[str]:
     """Sorted as Java's ``String.compareTo`` sorts (UTF-16 code units), as a TreeMap iterates."""
     return sorted(set(group_ids), key=lambda g: g.encode("utf-16-be"))
@@ -128,7 +139,7 @@ def offset_rows(
     Members with an assignment come first, largest assignment first (ties keep the
     broker's member order); each member's partitions, then the committed partitions no
     member owns, sorted by topic and partition. A partition without a leader has no log end
-    offset, hence no lag.
+    offset, hence no lag; a negative value given as an offset (a sentinel) is unknown alike.
     """
     starts = log_start or {}
 
@@ -139,12 +150,12 @@ def offset_rows(
             topic=tp[0],
             partition=tp[1],
             leader_epoch=done.leader_epoch if done else None,
-            current_offset=done.offset if done else None,
-            log_end_offset=log_end.get(tp),
+            current_offset=_known(done.offset) if done else None,
+            log_end_offset=_known(log_end.get(tp)),
             consumer_id=member.member_id if member else None,
             host=member.host if member else None,
             client_id=member.client_id if member else None,
-            log_start_offset=starts.get(tp),
+            log_start_offset=_known(starts.get(tp)),
         )
 
     rows: list[OffsetRow] = []

@@ -228,4 +228,7 @@ def test_unreachable_cluster_fails_within_the_timeout(ours):
         "500",
     )
     assert mine.returncode == 1
-    assert mine.stderr.strip() == "Error: cannot reach the cluster at 127.0.0.1:1 within 500 ms"
+    assert (
+        mine.stderr.strip()
+        == "Error: cannot reach the cluster at 127.0.0.1:1 within 500 ms: connection refused"
+    )

@@ -306,7 +306,10 @@ def test_unreachable_cluster_changes_nothing(ours):
         ours, "127.0.0.1:1", "--group", "g", "--to-earliest", "--all-topics", "--execute", "--timeout", "500"
     )
     assert mine.returncode == 1
-    assert mine.stderr.strip() == "Error: cannot reach the cluster at 127.0.0.1:1 within 500 ms"
+    assert (
+        mine.stderr.strip()
+        == "Error: cannot reach the cluster at 127.0.0.1:1 within 500 ms: connection refused"
+    )
 
 
 def test_a_broker_that_stops_answering_changes_nothing(ours, tmp_path):

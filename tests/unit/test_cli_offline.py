@@ -99,7 +99,10 @@ def test_unreachable_cluster_is_one_line_and_exit_1(capsys):
         == 1
     )
     captured = capsys.readouterr()
-    assert captured.err.strip() == "Error: cannot reach the cluster at 127.0.0.1:1 within 500 ms"
+    assert (
+        captured.err.strip()
+        == "Error: cannot reach the cluster at 127.0.0.1:1 within 500 ms: connection refused"
+    )
     assert captured.out == ""
 
 
