@@ -53,6 +53,8 @@ LIST_GROUPS_TYPES_VERSION = 5  # KIP-848: ListGroups v5 carries and filters the 
 _FEW_TOPICS = 8  # up to this many topics, metadata is asked for per topic
 _NAMED = 5  # partitions named in a message; the rest are counted
 _TIMEOUT_CODES = frozenset({-185, 7, -195})  # _TIMED_OUT, REQUEST_TIMED_OUT, _TRANSPORT
+# An OffsetCommit refused with these wrote nothing: the coordinator is loading, gone or moved.
+COORDINATOR_MOVING = frozenset({14, 15, 16})
 
 
 def _quiet_client_logs(settings: ConnectionSettings) -> None:
@@ -969,36 +971,51 @@ class KafkaAccess:
             TopicPartition as ConfluentTP,
         )
 
-        pending = {
-            group: self._admin.alter_consumer_group_offsets(
-                [
-                    ConsumerGroupTopicPartitions(
-                        group,
-                        [
-                            ConfluentTP(t, p, o, notes[(t, p)]) if (t, p) in notes else ConfluentTP(t, p, o)
-                            for (t, p), o in offsets.items()
-                        ],
-                    )
-                ],
-                request_timeout=self.settings.timeout_s,
-            )[group]
-            for group, offsets in plans.items()
-            if offsets
-        }
         outcome: dict[str, str | None] = {}
-        for group, future in pending.items():
-            try:
-                result = future.result()
-                errors = [tp for tp in result.topic_partitions if tp.error is not None]
-                if errors:
-                    first = errors[0]
-                    needs = _commit_acl(group, first.topic)
-                    reason = denied(first.error.code(), needs) or first.error.str()
-                    outcome[group] = f"{first.topic}-{first.partition}: {reason}"
-                else:
-                    outcome[group] = None
-            except KafkaException as exc:
-                outcome[group] = _error_text(exc, _commit_acl(group, None))
+
+        def attempt(deadline: Deadline) -> None:
+            # Groups whose coordinator is loading or moving refused the commit (nothing was
+            # written): only those are sent again. A lost answer is not retried here; the write
+            # guard reads the offsets back instead.
+            waiting = {g: o for g, o in plans.items() if o and outcome.get(g, "") is not None}
+            pending = {
+                group: self._admin.alter_consumer_group_offsets(
+                    [
+                        ConsumerGroupTopicPartitions(
+                            group,
+                            [
+                                ConfluentTP(t, p, o, notes[(t, p)])
+                                if (t, p) in notes
+                                else ConfluentTP(t, p, o)
+                                for (t, p), o in offsets.items()
+                            ],
+                        )
+                    ],
+                    request_timeout=max(0.1, deadline.remaining_s()),
+                )[group]
+                for group, offsets in waiting.items()
+            }
+            moving = []
+            for group, future in pending.items():
+                try:
+                    result = future.result()
+                    errors = [tp for tp in result.topic_partitions if tp.error is not None]
+                    if errors:
+                        first = errors[0]
+                        if first.error.code() in COORDINATOR_MOVING:
+                            moving.append(group)
+                        needs = _commit_acl(group, first.topic)
+                        reason = denied(first.error.code(), needs) or first.error.str()
+                        outcome[group] = f"{first.topic}-{first.partition}: {reason}"
+                    else:
+                        outcome[group] = None
+                except KafkaException as exc:
+                    outcome[group] = _error_text(exc, _commit_acl(group, None))
+            if moving:
+                raise Unavailable(_coordinator_of(moving), "it refused the commit while moving or loading")
+
+        with contextlib.suppress(NotAvailableInTime):  # then each group's last refusal stands
+            self._retrying("the offset commit", attempt)
         return outcome
 
     def commit_offsets(self, group_id: str, offsets: dict[TopicPartition, tuple[int, str]]) -> None:

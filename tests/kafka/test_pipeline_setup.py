@@ -72,7 +72,7 @@ def test_first_run_with_a_poisoned_maven_cache_lands_without_resolving(broker, t
     )
     assert made.returncode == 0, made.stderr
     assert "per partition 0: 334, 1: 334, 2: 333" in made.stderr
-    # A new group (reading it waits out a new broker's coordinator load, not retried by the job yet).
+    # A new group: nothing committed before the run.
     assert committed(broker.bootstrap, group) == {}
 
     result = _to_parquet(
@@ -165,3 +165,32 @@ def test_the_fetched_jars_add_only_what_pyspark_lacks():
     assert f"spark-sql-kafka-0-10_2.13-{pyspark.__version__}.jar" in {j.name for j in fetched.glob("*.jar")}
     assert {"kafka-clients", "spark-token-provider-kafka-0-10_2.13"} <= ours
     assert not ours & {artifact(j) for j in shipped.glob("*.jar")}
+
+
+def test_a_run_right_after_the_broker_starts_waits_out_the_coordinator(tmp_path):
+    """A broker that has just started answers "coordinator load in progress" (or has no
+    coordinator yet) for the group: the run asks again within its timeout instead of failing."""
+    cluster = local_kafka.start(nodes=1, workdir=local_kafka.RUN_DIR / "pytest-pipeline-fresh")
+    try:
+        topic, group, out = unique("fresh"), unique("fresh"), tmp_path / "sink"
+        made = subprocess.run(
+            [
+                *(sys.executable, "-m", "infra.kafka", "produce", "--bootstrap-server", cluster.bootstrap),
+                *("--topic", topic, "--records", "30", "--partitions", "2"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
+        )
+        assert made.returncode == 0, made.stderr
+        # No read of the group first: the job is the first to ask for its coordinator.
+        result = _to_parquet(
+            *("--bootstrap-server", cluster.bootstrap, "--topic", topic, "--group", group),
+            *("--output", str(out), "--master", "local[1]"),
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert committed(cluster.bootstrap, group) == {(topic, 0): 15, (topic, 1): 15}
+    finally:
+        cluster.stop()
