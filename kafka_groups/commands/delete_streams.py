@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import connection_flags
 from kafka_groups.commands.delete_groups import MANY_GROUPS, GroupDeletion, finish
-from kafka_groups.commands.guard import Landed, Verdict, Write, deletion_landed, topics_left
+from kafka_groups.commands.guard import Landed, Verdict, delete_topics
 from kafka_groups.core.delete import GroupDeleteResult
 from kafka_groups.core.groups import select_streams_groups
 from kafka_groups.core.javaorder import string_keys_order
 from kafka_groups.core.kafka_errors import KafkaErrorInfo
 from kafka_groups.core.streams import internal_topics
-from kafka_groups.errors import CliError, TopicCommandError, UsageError
+from kafka_groups.errors import CliError, UsageError
 from kafka_groups.render import OutputFormat, emit
 from kafka_groups.settings import ConnectionArgs
 
@@ -116,22 +116,15 @@ class DeleteStreamsGroupsRequest:
         failed: list[tuple[str, str]] = []
         unsure: dict[str, str] = {}
         for group in string_keys_order(g for g in result.deleted if g in topics):
-            names = list(topics[group])
             try:
-                deleted = Write(
-                    access,
-                    send=lambda: access.delete_topics(names),  # noqa: B023 (run at once)
-                    read_back=topics_left(names),
-                    definite=(TopicCommandError,),
-                ).run()
+                landed, why = delete_topics(access, topics[group])
             except CliError as exc:
                 failed.append((group, exc.message))
                 continue
-            landed = deletion_landed(deleted, names)
             if landed is Landed.NOT_APPLIED:
-                failed.append((group, deleted.send_error or ""))
+                failed.append((group, why))
             elif landed is Landed.UNKNOWN:
-                unsure[group] = f"{deleted.send_error}; {deleted.read_error or 'some of the topics are gone'}"
+                unsure[group] = why
         if unsure:
             check = f"kafka-topics{connection_flags(self.connection)} --list"
             verdict = Verdict(

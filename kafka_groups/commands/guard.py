@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from kafka_groups.errors import CliError, OutcomeUnknown, PartialFailure
 
@@ -223,8 +223,22 @@ def topics_left(names: Iterable[str]) -> Callable[[KafkaAccess], dict[str, bool]
     return read
 
 
-def deletion_landed(sent: Sent[Any, dict[str, bool]], names: Iterable[str]) -> Landed:
-    """Whether a topic deletion took: acknowledged, or read back as gone."""
+def delete_topics(access: KafkaAccess, names: Iterable[str]) -> tuple[Landed, str]:
+    """Delete topics under the write discipline (a definite refusal, ``TopicCommandError``, is
+    raised as it came). Returns whether the deletion took -- acknowledged, or read back as gone
+    -- and, when it did not or is not known, why."""
+    from kafka_groups.errors import TopicCommandError
+
+    wanted = list(names)
+    sent = Write(
+        access,
+        send=lambda: access.delete_topics(wanted),
+        read_back=topics_left(wanted),
+        definite=(TopicCommandError,),
+    ).run()
     if sent.send_error is None:
-        return Landed.DONE
-    return classify(sent.state, dict.fromkeys(names, True), {})
+        return Landed.DONE, ""
+    landed = classify(sent.state, dict.fromkeys(wanted, True), {})
+    if landed is Landed.UNKNOWN:
+        return landed, f"{sent.send_error}; {sent.read_error or 'some of the topics are gone'}"
+    return landed, sent.send_error

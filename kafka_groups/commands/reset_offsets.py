@@ -17,11 +17,10 @@ from kafka_groups.commands.guard import (
     Write,
     announce,
     classify,
-    deletion_landed,
+    delete_topics,
     fault_point,
     moved,
     name_some,
-    topics_left,
 )
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION
@@ -496,25 +495,18 @@ class ResetOffsetsRequest:
             if not topics:
                 continue
             about = f"Deleting internal topics for group '{plan.group}' failed"
-            names = list(topics)
             try:
-                sent = Write(
-                    access,
-                    send=lambda: access.delete_topics(names),  # noqa: B023 (run at once)
-                    read_back=topics_left(topics),
-                    definite=(TopicCommandError,),
-                ).run()
+                landed, why = delete_topics(access, topics)
             except TopicCommandError as exc:
                 if exc.kafka_code == UNKNOWN_TOPIC_OR_PARTITION:
                     messages.append(f"{about} because the topics do not exist.")
                 else:
                     messages.append(f"{about} due to {exc.message}")
                 continue
-            landed = deletion_landed(sent, topics)
             if landed is Landed.NOT_APPLIED:
-                messages.append(f"{about} due to {sent.send_error}")
+                messages.append(f"{about} due to {why}")
             elif landed is Landed.UNKNOWN:
-                unknown[plan.group] = f"{sent.send_error}; {sent.read_error or 'some of the topics are gone'}"
+                unknown[plan.group] = why
         return messages, unknown
 
     def _report(self, result: ResetResult) -> None:
