@@ -50,6 +50,7 @@ from kafka_groups.errors import (
     TopicCommandError,
     UsageError,
 )
+from kafka_groups.escape import escape_controls
 from kafka_groups.render import OutputFormat, emit, resolve_format, wants_detail
 from kafka_groups.settings import ConnectionArgs
 
@@ -146,7 +147,9 @@ class ResetOffsetsRequest:
             now_ms = time.time_ns() // 10**6
             return ResetSpec(scenario, timestamp_ms=by_duration_timestamp(value or "", now_ms))
         if scenario is Scenario.FROM_FILE:
-            return ResetSpec(scenario, plan=read_plan(value or "", self.groups))
+            skipped: dict[str, int] = {}
+            plan = read_plan(value or "", self.groups, skipped=skipped)
+            return ResetSpec(scenario, plan=plan, skipped_rows=skipped)
         return ResetSpec(scenario)
 
     # -- the work --------------------------------------------------------------------------
@@ -154,6 +157,13 @@ class ResetOffsetsRequest:
         spec = self.spec()
         if self.warn_no_execute and not self.dry_run and not self.execute_changes:
             print(NO_EXECUTE_WARNING, file=sys.stderr)
+        if spec.skipped_rows:
+            rows = sum(spec.skipped_rows.values())
+            others = few([f"'{g}'" for g in spec.skipped_rows])
+            notice = (
+                f"Notice: --from-file skipped {rows:,} row(s) of groups that are not being reset ({others})"
+            )
+            print(escape_controls(notice), file=sys.stderr)
         settings = self.connection.resolve()
         from kafka_groups.access.cluster import KafkaAccess
 

@@ -275,9 +275,11 @@ def plan_lines(stream: BinaryIO, source: str) -> Iterator[str]:
         yield line
 
 
-def parse_plan_csv(text: str, groups: Sequence[str], source: str) -> dict[str, dict[TopicPartition, int]]:
+def parse_plan_csv(
+    text: str, groups: Sequence[str], source: str, skipped: dict[str, int] | None = None
+) -> dict[str, dict[TopicPartition, int]]:
     """A reset plan given as text (see :func:`parse_plan`)."""
-    return parse_plan((line + "\n" for line in text.split("\n")), groups, source)
+    return parse_plan((line + "\n" for line in text.split("\n")), groups, source, skipped=skipped)
 
 
 def max_plan_rows(environ: Mapping[str, str]) -> int:
@@ -291,7 +293,10 @@ def max_plan_rows(environ: Mapping[str, str]) -> int:
 
 
 def read_plan(
-    path: str, groups: Sequence[str], environ: Mapping[str, str] | None = None
+    path: str,
+    groups: Sequence[str],
+    environ: Mapping[str, str] | None = None,
+    skipped: dict[str, int] | None = None,
 ) -> dict[str, dict[TopicPartition, int]]:
     """A reset plan file, read as a stream (see :func:`plan_lines` and :func:`parse_plan`)."""
     import os
@@ -299,22 +304,29 @@ def read_plan(
     limit = max_plan_rows(os.environ if environ is None else environ)
     try:
         with open(path, "rb") as stream:
-            return parse_plan(plan_lines(stream, path), groups, path, limit)
+            return parse_plan(plan_lines(stream, path), groups, path, limit, skipped)
     except OSError as exc:
         raise UsageError(f"cannot read --from-file {path}: {exc.strerror or exc}") from None
 
 
 def parse_plan(
-    lines: Iterable[str], groups: Sequence[str], source: str, max_rows: int | None = None
+    lines: Iterable[str],
+    groups: Sequence[str],
+    source: str,
+    max_rows: int | None = None,
+    skipped: dict[str, int] | None = None,
 ) -> dict[str, dict[TopicPartition, int]]:
     """A reset plan: ``topic,partition,offset`` (one ``--group``) or
     ``group,topic,partition,offset`` (either tool's export and our backups), one row a line.
 
     Stricter than the Apache tool, so that a damaged file changes nothing: every row must
-    parse, no row may repeat a partition, every row must name a selected group, and there
-    are at most ``max_rows`` rows (:data:`MAX_PLAN_ROWS` by default). The first bad line
-    stops the reading, with its number. Blank lines at the end are ignored."""
+    parse, no row may repeat a partition, and there are at most ``max_rows`` rows
+    (:data:`MAX_PLAN_ROWS` by default). The first bad line stops the reading, with its number.
+    Blank lines at the end are ignored. As in the Apache tool, the rows of groups that are not
+    being reset are left out (a two-group export replayed for one group); ``skipped`` counts
+    them per group. A plan with no row for the groups being reset is refused."""
     plan: dict[str, dict[TopicPartition, int]] = {}
+    others: dict[str, int] = {} if skipped is None else skipped
     names: dict[str, str] = {}  # one string object per distinct group or topic name
     single: bool | None = None  # decided by the first row
     blanks: list[tuple[int, str]] = []  # blank lines, an error only if a row follows them
@@ -335,10 +347,16 @@ def parse_plan(
             cells = _split_csv(pending[1])
             if single is None:
                 single = len(groups) == 1 and len(cells) == 3
-            _add_row(plan, names, cells, pending[0], single, groups, source)
+            _add_row(plan, names, cells, pending[0], single, groups, source, others)
         blanks.clear()
     if single is None:
         raise UsageError(f"--from-file {source} is empty")
+    if not plan and others:
+        first = next(iter(others))
+        raise UsageError(
+            f"--from-file {source} has no row for the groups being reset: group '{first}' is not one of "
+            f"the groups being reset, nor are the other {sum(others.values()):,} row(s)' groups"
+        )
     return plan
 
 
@@ -350,6 +368,7 @@ def _add_row(
     single: bool,
     groups: Sequence[str],
     source: str,
+    others: dict[str, int],
 ) -> None:
     where = f"--from-file {source} line {number}"
     # With one --group the first row decides the layout: its errors name both layouts.
@@ -376,8 +395,10 @@ def _add_row(
         raise UsageError(f"{where}: partition {partition} is out of range (0 to {JAVA_INT_MAX})")
     if not JAVA_LONG_MIN <= o <= JAVA_LONG_MAX:
         raise UsageError(f"{where}: offset {offset} is out of range (a Java long)")
-    if groups and group not in groups:
-        raise UsageError(f"{where}: group '{group}' is not one of the groups being reset")
+    if groups and group not in groups:  # another group's row: left out, and counted
+        group = names.setdefault(group, group)
+        others[group] = others.get(group, 0) + 1
+        return
     group = names.setdefault(group, group)
     topic = names.setdefault(topic, topic)
     offsets = plan.setdefault(group, {})
@@ -418,6 +439,7 @@ class ResetSpec:
     shift: int | None = None  # --shift-by
     timestamp_ms: int | None = None  # --to-datetime / --by-duration, computed once
     plan: Mapping[str, Mapping[TopicPartition, int]] | None = None  # --from-file
+    skipped_rows: Mapping[str, int] = field(default_factory=dict)  # --from-file rows of other groups
 
 
 @dataclass(frozen=True)

@@ -346,3 +346,40 @@ def test_a_broker_that_stops_answering_changes_nothing(ours, tmp_path):
         assert committed(bs, group) == {(topic, 0): 2, (topic, 1): 1}
     finally:
         cluster.stop()
+
+
+def test_a_two_group_plan_replayed_for_each_group_alone(broker, topics, apache, ours, tmp_path):
+    """The Apache tool's testResetOffsetsExportImportPlan: a plan exported for two groups,
+    imported with one --group at a time, resets that group from its own rows; ours says on
+    stderr how many rows of the other group it left out."""
+    bs = broker.bootstrap
+    first, second = _group(bs, topics, "two-a"), _group(bs, topics, "two-b")
+    export = [
+        "--group",
+        first,
+        "--group",
+        second,
+        "--all-topics",
+        "--to-offset",
+        "2",
+        "--dry-run",
+        "--export",
+    ]
+    theirs = _reset(apache, bs, *export)
+    assert theirs.returncode == 0, theirs.stderr
+    plan = tmp_path / "two-groups.csv"
+    plan.write_text(theirs.stdout)
+    for group, other in ((first, second), (second, first)):
+        replay = ["--group", group, "--from-file", str(plan)]
+        expected = _reset(apache, bs, *replay, "--dry-run")
+        mine = _reset(ours, bs, *replay, "--dry-run")
+        assert mine.returncode == 0, mine.stderr
+        assert mine.stdout == expected.stdout
+        assert f"skipped 5 row(s) of groups that are not being reset ('{other}')" in mine.stderr
+    before = committed(bs, second)
+    done = _reset(
+        ours, bs, "--group", first, "--from-file", str(plan), "--execute", "--backup-dir", str(tmp_path)
+    )
+    assert done.returncode == 0, done.stderr
+    assert set(committed(bs, first).values()) == {2}
+    assert committed(bs, second) == before  # the other group's rows were left alone

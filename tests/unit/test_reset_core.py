@@ -242,7 +242,7 @@ def test_three_and_four_column_files():
         ("t,x,5\n", ["g"], "line 1: expected 4 columns"),
         ("g,t,0,five\n", ["g"], "partition and offset must be whole numbers"),
         ("t,0,5\nt,0,6\n", ["g"], "t-0 of group 'g' appears twice"),
-        ("g,t,0,5\nh,t,0,5\n", ["g"], "group 'h' is not one of the groups being reset"),
+        ("h,t,0,5\nh,t,1,5\n", ["g"], "group 'h' is not one of the groups being reset"),
     ],
 )
 def test_bad_plan_files(text, groups, message):
@@ -284,3 +284,13 @@ def test_to_start_time_errors_are_the_kip_texts_word_for_word():
     said = set(re.findall(r"Error: (Cannot reset offsets using --to-start-time\. .+?Please [a-z ]+\.)", kip))
     assert len(said) == 2, said  # the two cases the KIP distinguishes
     assert said == {START_TIME_UNSUPPORTED, start_time_unavailable("<group>")}
+
+
+def test_a_two_group_plan_replayed_for_one_group_takes_its_rows_and_counts_the_rest():
+    """The Apache tool's testResetOffsetsExportImportPlan: a two-group export imported with each
+    --group alone resets that group from its own rows."""
+    two = "g,t,0,5\nh,t,0,7\ng,t,1,6\nh,t,1,8\n"
+    for group, offsets, other in (("g", {TP0: 5, TP1: 6}, "h"), ("h", {TP0: 7, TP1: 8}, "g")):
+        skipped: dict[str, int] = {}
+        assert parse_plan_csv(two, [group], "f", skipped) == {group: offsets}
+        assert skipped == {other: 2}
