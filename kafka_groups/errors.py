@@ -25,9 +25,11 @@ class CliError(Exception):
     exit_code: ExitCode = ExitCode.ERROR
     label = "Error: "  # what precedes the message on stderr
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, detail: str = "") -> None:
         super().__init__(message)
         self.message = message
+        # Context printed after the one error line (a JVM's last lines), never part of it.
+        self.detail = detail
 
 
 class UsageError(CliError):

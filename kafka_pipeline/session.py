@@ -214,7 +214,7 @@ class JvmOutput:
 def _start_error(what: str, lines: list[str]) -> SparkStartError:
     cause, last = failure_summary(lines)
     shown = "".join(f"\n  | {line}" for line in last)
-    return SparkStartError(f"{what}: {cause}" + (f"\n  the JVM's last lines:{shown}" if shown else ""))
+    return SparkStartError(f"{what}: {cause}", f"  the JVM's last lines:{shown}" if shown else "")
 
 
 def _java_message(exc: BaseException) -> str:

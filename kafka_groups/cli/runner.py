@@ -74,6 +74,8 @@ def run_tool(
         if debug:
             _print_traceback()
         _print_error(exc.message, exc.label)
+        if exc.detail:
+            print(escape_controls(scrub(exc.detail, KNOWN_SECRETS), keep_newlines=True), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("Aborted.", file=sys.stderr)

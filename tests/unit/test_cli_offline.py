@@ -119,3 +119,18 @@ def test_flag_form_does_not_load_typer():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "LOADED []" in proc.stderr
+
+
+def test_an_error_is_one_line_and_its_detail_follows_escaped(capsys):
+    """A failure's context (a JVM's last lines) comes after the one error line, line by line,
+    with control characters made visible; the error line itself stays one line."""
+    from kafka_groups.cli.runner import run_tool
+    from kafka_groups.errors import CliError
+
+    def fail(argv):
+        raise CliError("it broke\non two lines", "  the JVM's last lines:\n  | boom\x1b[2J")
+
+    code = run_tool("tool", ["--x"], (), fail, lambda: None)
+    err = capsys.readouterr().err.splitlines()
+    assert code == 1
+    assert err == ["Error: it broke\\non two lines", "  the JVM's last lines:", "  | boom\\x1b[2J"]
