@@ -391,7 +391,9 @@ def test_to_start_time_without_broker_support(world, ours, tmp_path):
         "--execute",
     )
     assert mine.returncode == 1
-    assert mine.stderr.strip().startswith("Error: The broker does not support to_start_time")
+    assert mine.stderr.strip().startswith(
+        "Error: Cannot reset offsets using --to-start-time. The broker does not support to_start_time"
+    )
     assert "StreamsGroupDescribe v1+" in mine.stderr
     assert committed(world.bs, group)[(world.input, 0)] == PER_PARTITION
 
