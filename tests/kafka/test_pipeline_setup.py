@@ -173,17 +173,7 @@ def test_a_run_right_after_the_broker_starts_waits_out_the_coordinator(tmp_path)
     cluster = local_kafka.start(nodes=1, workdir=local_kafka.RUN_DIR / "pytest-pipeline-fresh")
     try:
         topic, group, out = unique("fresh"), unique("fresh"), tmp_path / "sink"
-        made = subprocess.run(
-            [
-                *(sys.executable, "-m", "infra.kafka", "produce", "--bootstrap-server", cluster.bootstrap),
-                *("--topic", topic, "--records", "30", "--partitions", "2"),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            cwd=ROOT,
-        )
-        assert made.returncode == 0, made.stderr
+        assert local_kafka.produce(cluster.bootstrap, topic, 30, partitions=2) == {0: 15, 1: 15}
         # No read of the group first: the job is the first to ask for its coordinator.
         result = _to_parquet(
             *("--bootstrap-server", cluster.bootstrap, "--topic", topic, "--group", group),
