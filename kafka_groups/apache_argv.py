@@ -10,6 +10,7 @@ Pure code: no I/O.
 
 from __future__ import annotations
 
+import difflib
 import enum
 import re
 from collections.abc import Iterable, Sequence
@@ -18,6 +19,31 @@ from dataclasses import dataclass, field
 from kafka_groups.errors import UsageError
 
 _LONG = re.compile(r"[+-]?[0-9]+")
+
+
+class UnknownOptionError(UsageError):
+    """An option the tool does not know; ``hint`` names the closest one it does, if any."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice a mistyped ``word`` most likely meant (a prefix of exactly one choice, or the
+    nearest by spelling), or None when nothing is close."""
+    names = sorted(set(choices))
+    prefixed = [c for c in names if word and c.startswith(word)]
+    if len(prefixed) == 1:
+        return prefixed[0]
+    near = difflib.get_close_matches(word, names, n=1, cutoff=0.7)
+    return near[0] if near else None
+
+
+def did_you_mean(word: str, choices: Iterable[str], prefix: str = "--") -> str:
+    """`` (did you mean --x?)`` for the closest choice, or an empty string."""
+    best = closest(word, choices)
+    return f" (did you mean {prefix}{best}?)" if best else ""
 
 
 class Arg(enum.Enum):
@@ -92,7 +118,9 @@ def parse(argv: Sequence[str], options: Iterable[Opt]) -> Parsed:
         name, eq, inline = body.partition("=")
         spec = specs.get(name)
         if spec is None:
-            raise UsageError(f"{name} is not a recognized option")
+            # Our short -o is no name to suggest; the others are offered as --name.
+            hint = did_you_mean(name, (n for n in specs if len(n) > 1))
+            raise UnknownOptionError(f"{name} is not a recognized option", hint)
         value: str | None = None
         if spec.arg is Arg.NONE:
             if eq:

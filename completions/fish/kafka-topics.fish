@@ -1,1 +1,13 @@
-complete --command kafka-topics --no-files --arguments "(env _KAFKA_TOPICS_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) kafka-topics)" --condition "env _KAFKA_TOPICS_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) kafka-topics"
+# fish completion for kafka-topics (kafka-group-tools): the Apache flag form and the subcommands.
+# Install: kafka-topics --show-completion fish > ~/.config/fish/completions/kafka-topics.fish
+function _kafka_topics_complete
+    set -l tokens (commandline -opc)
+    set -l current (commandline -ct)
+    set -l out (env _KAFKA_TOOLS_COMPLETE=fish $tokens "$current" 2>/dev/null)
+    if test "$out[1]" = files
+        __fish_complete_path "$current"
+    else if set -q out[2]
+        printf '%s\n' $out[2..-1]
+    end
+end
+complete -c kafka-topics -f -a '(_kafka_topics_complete)'

@@ -8,9 +8,9 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from kafka_groups.apache_argv import is_flag_form
+from kafka_groups.apache_argv import did_you_mean, is_flag_form
 from kafka_groups.client_config import KNOWN_SECRETS, scrub
-from kafka_groups.errors import CliError, ExitCode
+from kafka_groups.errors import CliError, ExitCode, UsageError
 from kafka_groups.escape import escape_controls
 
 
@@ -51,6 +51,15 @@ def _run_typer(load_app: Callable[[], Any], prog: str, args: Sequence[str]) -> i
     return ExitCode.OK
 
 
+def _check_subcommand(argv: Sequence[str], subcommands: Sequence[str]) -> None:
+    """A bare first word names a subcommand; one we do not have is a usage error (the flag
+    form starts with an option, so a stray word there is a typo, not a flag-form token)."""
+    if argv and not argv[0].startswith("-") and argv[0] not in subcommands:
+        word = argv[0]
+        hint = did_you_mean(word, subcommands, prefix="")
+        raise UsageError(f"No such command '{word}'{hint}; the commands are: {', '.join(subcommands)}")
+
+
 def run_tool(
     prog: str,
     argv: Sequence[str],
@@ -63,6 +72,11 @@ def run_tool(
     documented exit code (a traceback only with ``--debug``)."""
     debug = "--debug" in argv
     try:
+        if argv and argv[0] in ("--show-completion", "--install-completion"):
+            from kafka_groups.cli.completions import install_or_show
+
+            return install_or_show(prog, argv[0] == "--install-completion", argv[1:])
+        _check_subcommand(argv, subcommands)
         if is_flag_form(argv, subcommands):
             request = translate(argv)
             if isinstance(request, tuple):
@@ -73,7 +87,7 @@ def run_tool(
     except CliError as exc:
         if debug:
             _print_traceback()
-        _print_error(exc.message, exc.label)
+        _print_error(exc.message + getattr(exc, "hint", ""), exc.label)
         if exc.detail:
             print(escape_controls(scrub(exc.detail, KNOWN_SECRETS), keep_newlines=True), file=sys.stderr)
         return exc.exit_code

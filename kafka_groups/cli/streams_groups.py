@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
-
-from kafka_groups.cli.runner import run_tool
-from kafka_groups.cli.streams_groups_flags import translate
 
 PROG = "kafka-streams-groups"
 SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete")
@@ -20,7 +18,15 @@ def load_app() -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    sys.exit(run_tool(PROG, sys.argv[1:] if argv is None else argv, SUBCOMMANDS, translate, load_app))
+    args = sys.argv[1:] if argv is None else argv
+    if os.environ.get("_KAFKA_TOOLS_COMPLETE"):  # a TAB: answer before importing anything heavy
+        from kafka_groups.cli.complete import run
+
+        sys.exit(run(PROG, args))
+    from kafka_groups.cli.runner import run_tool
+    from kafka_groups.cli.streams_groups_flags import translate
+
+    sys.exit(run_tool(PROG, args, SUBCOMMANDS, translate, load_app))
 
 
 if __name__ == "__main__":
