@@ -253,8 +253,8 @@ def read_line(spec: ToolSpec, words: Sequence[str], incomplete: str) -> tuple[Li
             pending = name
         elif name in spec.optional_value:
             pending = name  # taken only when the next word is no option
-    if pending in spec.optional_value and incomplete.startswith("-"):
-        pending = None
+    if pending in spec.optional_value and (incomplete.startswith("-") or "describe" in line.given):
+        pending = None  # --describe --state takes no value
     return line, pending
 
 

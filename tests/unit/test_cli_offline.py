@@ -134,3 +134,41 @@ def test_an_error_is_one_line_and_its_detail_follows_escaped(capsys):
     err = capsys.readouterr().err.splitlines()
     assert code == 1
     assert err == ["Error: it broke\\non two lines", "  the JVM's last lines:", "  | boom\\x1b[2J"]
+
+
+@pytest.mark.parametrize(
+    ("main", "argv", "line"),
+    [
+        (
+            consumer_groups.main,
+            ["--bootstrap-server", "b", "--describ", "--group", "g"],
+            "Error: describ is not a recognized option (did you mean --describe?)",
+        ),
+        (
+            topics_cli.main,
+            ["--bootstrap-server", "b", "--lst"],
+            "Error: lst is not a recognized option (did you mean --list?)",
+        ),
+        (
+            streams_groups.main,
+            ["--bootstrap-server", "b", "--all-group", "--list"],
+            "Error: all-group is not a recognized option (did you mean --all-groups?)",
+        ),
+        (
+            topics_cli.main,
+            ["reset", "--help"],
+            "Error: No such command 'reset'; the commands are: list, describe, create, alter, delete",
+        ),
+        (
+            consumer_groups.main,
+            ["lsit"],
+            "Error: No such command 'lsit' (did you mean list?); the commands are: "
+            "list, describe, reset-offsets, delete-offsets, delete",
+        ),
+    ],
+)
+def test_typos_get_a_hint_on_the_one_error_line(main, argv, line, capsys):
+    assert _exit_code(main, argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [line]
