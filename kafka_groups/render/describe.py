@@ -182,6 +182,15 @@ def _member_cells(desc: GroupDescription, m: Member) -> list[str]:
     ]
 
 
+def _member_verbose_cells(desc: GroupDescription, m: Member) -> list[str]:
+    return [
+        _s(m.member_epoch),
+        _s(desc.target_assignment_epoch),
+        assignment_string(m.target_assignment),
+        _s(m.upgraded).lower() if m.upgraded is not None else MISSING,
+    ]
+
+
 def table(result: DescribeResult) -> TableSpec:
     from kafka_groups.render.registry import TableSpec
 
@@ -192,22 +201,27 @@ def table(result: DescribeResult) -> TableSpec:
                 cells = _row_cells(r)
                 if r.out_of_range:
                     cells[3] += " (out of range)"
+                if result.verbose:  # as the Apache layout: the leader epoch after the partition
+                    cells.insert(3, _s(r.leader_epoch))
                 rows.append(cells)
                 styles.append("red" if r.out_of_range else ("yellow" if (r.lag or 0) > 0 else ""))
-        columns = ["GROUP", "TOPIC", "PARTITION", "CURRENT", "LOG END", "LAG"]
-        columns += ["CONSUMER-ID", "HOST", "CLIENT-ID"]
+        columns = ["GROUP", "TOPIC", "PARTITION"] + (["LEADER EPOCH"] if result.verbose else [])
+        columns += ["CURRENT", "LOG END", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"]
         return TableSpec("", columns, rows, styles, "No committed offsets or assignments.")
     if result.view is View.MEMBERS:
-        rows = [_member_cells(g.description, m) for g in result.groups for m in g.description.members]
-        columns = [
-            "GROUP",
-            "CONSUMER-ID",
-            "INSTANCE-ID",
-            "HOST",
-            "CLIENT-ID",
-            "PARTITIONS",
-            "ASSIGNMENT",
-        ]
+        members = [(g.description, m) for g in result.groups for m in g.description.members]
+        # INSTANCE-ID only when a member has one, as the Apache layout's GROUP-INSTANCE-ID.
+        with_instance = any(m.instance_id for _, m in members)
+        rows = []
+        for desc, m in members:
+            cells = _member_cells(desc, m)
+            if not with_instance:
+                del cells[2]
+            rows.append(cells + (_member_verbose_cells(desc, m) if result.verbose else []))
+        columns = ["GROUP", "CONSUMER-ID"] + (["INSTANCE-ID"] if with_instance else [])
+        columns += ["HOST", "CLIENT-ID", "PARTITIONS", "ASSIGNMENT"]
+        if result.verbose:  # the Apache --verbose columns
+            columns += ["EPOCH", "TARGET EPOCH", "TARGET ASSIGNMENT", "UPGRADED"]
         return TableSpec("", columns, rows, (), "No active members.")
     rows = []
     for g in result.groups:

@@ -38,11 +38,12 @@ def text(result: GroupListResult) -> str:
 def table(result: GroupListResult) -> TableSpec:
     from kafka_groups.render.registry import TableSpec
 
+    groups = sorted(result.groups, key=lambda g: g.group_id)  # a person reads a sorted list
     return TableSpec(
         title=f"{len(result.groups)} {'streams' if result.streams else 'consumer'} group(s)",
         columns=("GROUP", "TYPE", "STATE"),
-        rows=[(g.group_id, g.type, g.state) for g in result.groups],
-        row_styles=[_STATE_STYLE.get(g.state, "") for g in result.groups],
+        rows=[(g.group_id, g.type, g.state) for g in groups],
+        row_styles=[_STATE_STYLE.get(g.state, "") for g in groups],
         empty_message="No consumer groups.",
     )
 

@@ -18,6 +18,8 @@ class TableSpec:
     rows: Sequence[Sequence[str]]
     row_styles: Sequence[str] = ()
     empty_message: str = ""
+    # A table drawn first (kafka-topics --describe: one row per topic above its partitions).
+    before: TableSpec | None = None
 
 
 @dataclass(frozen=True)

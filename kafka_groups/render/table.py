@@ -21,12 +21,23 @@ def print_table(spec: TableSpec, stream: TextIO, width: int | None = None) -> No
     if width is None and not stream.isatty():
         width = 100_000
     console = Console(file=stream, width=width, highlight=False, soft_wrap=False)
+    if spec.before is not None and spec.before.rows:
+        _print(console, spec.before)
+        if not spec.rows:  # the rows above say it all (kafka-topics --topics-with-overrides)
+            return
+    _print(console, spec)
+
+
+def _print(console: Console, spec: TableSpec) -> None:
     if not spec.rows and spec.empty_message:
         console.print(_plain(spec.empty_message))
         return
     table = Table(title=_plain(spec.title) if spec.title else None, box=box.SIMPLE_HEAD, title_justify="left")
+    # Headers keep their words whole when they fit side by side; long cells fold instead, so
+    # the table fits the terminal (columns never drop out).
+    whole = sum(len(name) + 3 for name in spec.columns) <= console.width
     for name in spec.columns:
-        table.add_column(name, overflow="fold")
+        table.add_column(name, overflow="fold", min_width=len(name) if whole else None)
     for i, row in enumerate(spec.rows):
         style = spec.row_styles[i] if i < len(spec.row_styles) else None
         table.add_row(*(_plain(cell) for cell in row), style=style or None)

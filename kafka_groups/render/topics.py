@@ -28,14 +28,25 @@ def _ids(ids: tuple[int, ...] | None) -> str:
     return "-" if ids is None else ",".join(str(i) for i in ids) or "-"
 
 
+def _elr(ids: tuple[int, ...] | None) -> str:
+    return "N/A" if ids is None else _ids(ids)  # N/A: the broker does not send ELR (as the text)
+
+
 def describe_table(result: TopicDescribeResult) -> TableSpec:
+    """Everything the text layout shows: a row per topic (id, partition count, replication
+    factor, configs) above a row per partition (ELR, last known ELR, a reassignment's moves,
+    KIP-1327 creation time when the broker sends it)."""
     from kafka_groups.render.registry import TableSpec
 
+    shown = list(result.shown())
     creation = any(p.creation_time_ms is not None for t in result.topics for p in t.partitions)
-    columns = ["TOPIC", "PARTITION", "LEADER", "REPLICAS", "ISR", "ELR"] + (["CREATED"] if creation else [])
+    moving = any(result.reassignment(t.name, p.partition) for t, _, parts in shown for p in parts)
+    columns = ["TOPIC", "PARTITION", "LEADER", "REPLICAS", "ISR"]
+    columns += (["ADDING", "REMOVING"] if moving else []) + ["ELR", "LAST KNOWN ELR"]
+    columns += ["CREATED"] if creation else []
     rows, styles = [], []
     shown_topics = 0
-    for topic, _, partitions in result.shown():
+    for topic, _, partitions in shown:
         shown_topics += bool(partitions)
         for p in partitions:
             row = [
@@ -44,15 +55,34 @@ def describe_table(result: TopicDescribeResult) -> TableSpec:
                 "none" if p.leader == NO_LEADER else str(p.leader),
                 _ids(p.replicas),
                 _ids(p.isr),
-                _ids(p.elr),
             ]
+            if moving:
+                change = result.reassignment(topic.name, p.partition)
+                row += [_ids(change.adding), _ids(change.removing)] if change else ["-", "-"]
+            row += [_elr(p.elr), _elr(p.last_known_elr)]
             if creation:
                 row.append(iso_utc_ms(p.creation_time_ms))
             rows.append(row)
             short = p.leader == NO_LEADER or len(p.isr) < len(p.replicas)
             styles.append("bold red" if short else "")
     title = f"{len(rows)} partition(s) of {shown_topics} topic(s)"
-    return TableSpec(title, columns, rows, styles, "No partitions to show.")
+    return TableSpec(title, columns, rows, styles, "No partitions to show.", _topics_table(result))
+
+
+def _topics_table(result: TopicDescribeResult) -> TableSpec:
+    from kafka_groups.render.registry import TableSpec
+
+    rows = []
+    for topic, with_line, _ in result.shown():
+        if not with_line:
+            continue
+        first = topic.partitions[0] if topic.partitions else None
+        rf = first.replication_factor(result.reassignment(topic.name, first.partition)) if first else 0
+        configs = ", ".join(f"{c.name}={c.value}" for c in topic.overrides) or "-"
+        topic_id = "-" if topic.topic_id == ZERO_UUID else topic.topic_id
+        rows.append([topic.name, topic_id, str(len(topic.partitions)), str(rf), configs])
+    columns = ["TOPIC", "TOPIC ID", "PARTITIONS", "REPLICATION FACTOR", "CONFIGS"]
+    return TableSpec(f"{len(rows)} topic(s)", columns, rows)
 
 
 def describe_json(result: TopicDescribeResult) -> dict[str, Any]:

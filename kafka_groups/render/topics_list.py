@@ -24,7 +24,7 @@ def table(result: TopicListResult) -> TableSpec:
     return TableSpec(
         title=f"{len(result.topics)} topic(s)",
         columns=("TOPIC",),
-        rows=[(t,) for t in result.topics],
+        rows=[(t,) for t in sorted(result.topics)],
         empty_message="No topics.",
     )
 

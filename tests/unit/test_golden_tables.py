@@ -1,7 +1,9 @@
 """Rich tables at a fixed width, compared with checked-in files.
 Regenerate after a deliberate change with: pytest tests/unit/test_golden_tables.py --update-golden"""
 
+import dataclasses
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,17 @@ from kafka_groups.core.describe import (
 from kafka_groups.core.groups import GroupListing, GroupListResult
 from kafka_groups.render import registry
 from kafka_groups.render.table import print_table
+from kafka_groups.render.topics import describe_text
+from kafka_topics.describe import (
+    NO_LEADER,
+    ZERO_UUID,
+    ConfigValue,
+    DescribeFilters,
+    PartitionState,
+    Reassignment,
+    TopicDescribeResult,
+    TopicState,
+)
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 WIDTH = 120
@@ -35,6 +48,33 @@ EMPTY = GroupDescription("audit", "Empty", "Consumer", COORD, "", (), 4, 4)
 COMMITTED = {("orders", 0): Committed(90), ("orders", 1): Committed(100), ("orders", 2): Committed(500)}
 ENDS = {("orders", 0): 100, ("orders", 1): 100, ("orders", 2): 120}
 STARTS = {("orders", 0): 0, ("orders", 1): 0, ("orders", 2): 10}
+CONSUMER_MEMBERS = (
+    Member("m-1", "consumer-1", "/10.0.0.1", None, (("orders", 0),), (("orders", 0), ("orders", 1)), 7, True),
+    Member("m-2", "consumer-2", "/10.0.0.2", None, (("orders", 1),), (), 5, False),
+)
+CONSUMER = GroupDescription("billing", "Reconciling", "Consumer", COORD, "uniform", CONSUMER_MEMBERS, 8, 8)
+COMMITTED_EPOCHS = {("orders", 0): Committed(90, 3), ("orders", 1): Committed(100, 4)}
+
+ORDERS = TopicState(
+    "orders",
+    "r6Cc6yEaQ6-Qh2fxP1EbFA",
+    (
+        PartitionState(0, 1, (1, 2, 3), (1, 2, 3), (), (), 1700000000000),
+        PartitionState(1, 2, (2, 3, 1), (2, 3), (1,), (1,), 1700000000000),
+        PartitionState(2, NO_LEADER, (3, 1, 2), (), (), (3,), 1700000000000),
+    ),
+    (
+        ConfigValue("cleanup.policy", "compact", False),
+        ConfigValue("min.insync.replicas", "2", False),
+        ConfigValue("retention.ms", "604800000", True),
+    ),
+)
+LEGACY = TopicState("legacy", ZERO_UUID, (PartitionState(0, 1, (1,), (1,)),))
+TOPICS = TopicDescribeResult(
+    (ORDERS, LEGACY),
+    live_brokers=frozenset({1, 2, 3}),
+    reassignments={("orders", 0): Reassignment((1, 2, 3, 4), (4,), ())},
+)
 
 CASES = {
     "list": GroupListResult(
@@ -50,6 +90,17 @@ CASES = {
     ),
     "describe-members": DescribeResult(View.MEMBERS, False, (DescribedGroup(STABLE),)),
     "describe-state": DescribeResult(View.STATE, True, (DescribedGroup(EMPTY), DescribedGroup(STABLE))),
+    "describe-offsets-verbose": DescribeResult(
+        View.OFFSETS,
+        True,
+        (DescribedGroup(CONSUMER, offset_rows(CONSUMER, COMMITTED_EPOCHS, ENDS, STARTS)),),
+    ),
+    "describe-members-verbose": DescribeResult(View.MEMBERS, True, (DescribedGroup(CONSUMER),)),
+    "topics-describe": TOPICS,
+    "topics-describe-overrides": dataclasses.replace(TOPICS, filters=DescribeFilters(with_overrides=True)),
+    "topics-describe-under-replicated": dataclasses.replace(
+        TOPICS, filters=DescribeFilters(under_replicated=True)
+    ),
 }
 
 
@@ -71,3 +122,25 @@ def test_table_matches_golden_file(name, request):
 
 def test_out_of_range_offsets_are_marked():
     assert "500 (out of range)" in _render(CASES["describe-offsets"])
+
+
+def test_list_table_is_sorted_while_the_text_keeps_the_apache_order():
+    rendered = _render(CASES["list"])
+    assert rendered.index("audit") < rendered.index("billing")
+    text = registry.renderer_for(CASES["list"]).text(CASES["list"])
+    assert text.index("billing") < text.index("audit")
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(CASES) if n.startswith("topics-")])
+def test_every_value_of_the_topics_text_layout_is_in_the_rich_view(name):
+    """Each "Key: value" of the Apache text layout (N/A and empty lists as the table shows
+    them) appears in the Rich view, the creation time as it is formatted in both."""
+    result = CASES[name]
+    rendered = _render(result)
+    for field in describe_text(result).replace("\n", "\t").split("\t"):
+        key, _, value = field.partition(": ")
+        if not key or (key in ("Topic", "Partition") and not value):
+            continue
+        for part in re.split(r",(?=[a-z.]+=)", value) if key == "Configs" else [value]:
+            if part:
+                assert part in rendered, f"{key}: {part} is missing from the Rich view of {name}"
