@@ -51,6 +51,13 @@ def _run_typer(load_app: Callable[[], Any], prog: str, args: Sequence[str]) -> i
     return ExitCode.OK
 
 
+def _flag_help(prog: str) -> int:
+    from kafka_groups.cli.flag_help import render
+
+    sys.stdout.write(render(prog))
+    return ExitCode.OK
+
+
 def _check_subcommand(argv: Sequence[str], subcommands: Sequence[str]) -> None:
     """A bare first word names a subcommand; one we do not have is a usage error (the flag
     form starts with an option, so a stray word there is a typo, not a flag-form token)."""
@@ -77,8 +84,12 @@ def run_tool(
 
             return install_or_show(prog, argv[0] == "--install-completion", argv[1:])
         _check_subcommand(argv, subcommands)
+        if list(argv) in (["--help"], ["-h"]):
+            return _flag_help(prog)
         if is_flag_form(argv, subcommands):
             request = translate(argv)
+            if request == HELP:
+                return _flag_help(prog)
             if isinstance(request, tuple):
                 return _run_typer(load_app, prog, request)
             request.execute()
