@@ -406,7 +406,7 @@ def render(prog: str, width: int | None = None) -> str:
                 break_on_hyphens=False,
             )
     out += ["", "Ours (not in the Apache tool)", *_entries(tool.ours, width)]
-    out += ["", f"Subcommands: {', '.join(tool.subcommands)}"]
+    out += ["", *textwrap.wrap(f"Subcommands: {', '.join(tool.subcommands)}", width)]
     out += textwrap.wrap(
         "Exit codes: 0 ok, 1 failed, 2 usage error (nothing contacted or written), 3 partial, "
         "4 a write was sent but its outcome could not be verified.",
