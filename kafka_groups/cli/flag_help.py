@@ -369,8 +369,9 @@ def _entries(entries: tuple[Entry, ...], width: int) -> list[str]:
     for flag, description in entries:
         lines = textwrap.wrap(description, text_width)
         if len(flag) > _FLAG_WIDTH:
-            out.append(f"  {flag}")
-            first = ""
+            out += textwrap.wrap(
+                flag, width, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False
+            )
         else:
             first = lines.pop(0) if lines else ""
             out.append(f"  {flag:<{_FLAG_WIDTH}}  {first}".rstrip())
