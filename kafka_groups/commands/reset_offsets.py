@@ -170,7 +170,11 @@ class ResetOffsetsRequest:
         access = KafkaAccess(settings)
         shown = False
         try:
-            result = self._plan(access, spec)
+            from kafka_groups.render.progress import working
+
+            # Many groups or whole topics take a while to plan: a spinner on a terminal only.
+            with working("Planning the reset…", enabled=self.all_groups or len(self.groups) > 1):
+                result = self._plan(access, spec)
             if self.execute_changes and result.plans:
                 # The plan first, as the Apache tool prints it, then the backup and the undo, then
                 # the commit. Streams and the richer formats show what the commit did: printed after.
