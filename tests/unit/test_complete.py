@@ -238,3 +238,44 @@ def test_an_unreachable_cluster_offers_nothing_and_says_nothing(tmp_path):
 )
 def test_did_you_mean(word, choices, hint):
     assert did_you_mean(word, choices) == hint
+
+
+@pytest.mark.parametrize(
+    ("shell", "where"),
+    [
+        ("bash", "data/bash-completion/completions/kafka-topics"),
+        ("zsh", "home/.zfunc/_kafka-topics"),
+        ("fish", "config/fish/completions/kafka-topics.fish"),
+    ],
+)
+def test_show_and_install_completion_give_the_checked_in_script(shell, where, tmp_path):
+    from kafka_groups.cli.completions import SHELLS
+
+    checked_in = (ROOT / "completions" / shell / SHELLS[shell].format(prog="kafka-topics")).read_text()
+    env = {
+        "PYTHONPATH": str(ROOT),
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    run = [sys.executable, "-m", "kafka_topics.cli"]
+    shown = subprocess.run([*run, "--show-completion", shell], capture_output=True, text=True, env=env)
+    assert shown.returncode == 0 and shown.stdout == checked_in
+    installed = subprocess.run([*run, "--install-completion", shell], capture_output=True, text=True, env=env)
+    assert installed.returncode == 0, installed.stderr
+    assert (tmp_path / where).read_text() == checked_in
+    assert str(tmp_path / where) in installed.stdout
+
+
+def test_completion_for_an_unknown_shell_is_a_usage_error():
+    proc = subprocess.run(
+        [sys.executable, "-m", "kafka_topics.cli", "--show-completion", "tcsh"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        "Error: Completion is available for bash, zsh and fish, not 'tcsh': name the shell"
+    ]
