@@ -183,9 +183,13 @@ def table(result: StreamsDescribeResult) -> TableSpec:
         rows, styles = [], []
         for d in result.groups:
             for r in d.rows:
-                rows.append(_offset_cells(d.group, r))
+                cells = _offset_cells(d.group, r)
+                if result.verbose:  # the Apache --verbose column
+                    cells.insert(4, _s(r.leader_epoch))
+                rows.append(cells)
                 styles.append("yellow" if (r.lag or 0) > 0 else "")
-        columns = ["GROUP", "TOPIC", "PARTITION", "CURRENT", "LOG START", "LOG END", "LAG"]
+        columns = ["GROUP", "TOPIC", "PARTITION", "CURRENT"] + (["LEADER EPOCH"] if result.verbose else [])
+        columns += ["LOG START", "LOG END", "LAG"]
         return TableSpec("", columns, rows, styles, "No active tasks (is the application running?).")
     if result.view == "members":
         rows = [
@@ -198,10 +202,22 @@ def table(result: StreamsDescribeResult) -> TableSpec:
                 m.client_id,
                 assignment_text(m.assignment).strip(),
             ]
+            + (
+                # The Apache --verbose layout: the group's epochs and each member's target.
+                [
+                    str(d.group.target_assignment_epoch),
+                    str(d.group.topology_epoch),
+                    assignment_text(m.target_assignment).strip() or "-",
+                ]
+                if result.verbose
+                else []
+            )
             for d in result.groups
             for m in d.group.members
         ]
         columns = ["GROUP", "MEMBER", "PROTOCOL", "EPOCH", "PROCESS", "CLIENT-ID", "ASSIGNMENTS"]
+        if result.verbose:
+            columns += ["TARGET EPOCH", "TOPOLOGY EPOCH", "TARGET ASSIGNMENTS"]
         return TableSpec("", columns, rows, (), "No active members.")
     rows = [
         [

@@ -19,6 +19,16 @@ from kafka_groups.core.describe import (
     offset_rows,
 )
 from kafka_groups.core.groups import GroupListing, GroupListResult
+from kafka_groups.core.streams import (
+    Assignment,
+    DescribedStreamsGroup,
+    StreamsDescribeResult,
+    StreamsGroup,
+    StreamsMember,
+    StreamsOffsetRow,
+    Subtopology,
+    Tasks,
+)
 from kafka_groups.render import registry
 from kafka_groups.render.table import print_table
 from kafka_groups.render.topics import describe_text
@@ -75,6 +85,32 @@ TOPICS = TopicDescribeResult(
     live_brokers=frozenset({1, 2, 3}),
     reassignments={("orders", 0): Reassignment((1, 2, 3, 4), (4,), ())},
 )
+STREAMS_MEMBER = StreamsMember(
+    member_id="s-1",
+    member_epoch=7,
+    client_id="app-client",
+    client_host="/10.0.0.3",
+    process_id="p-1",
+    topology_epoch=2,
+    assignment=Assignment(active=Tasks((("0", (0, 1)),))),
+    target_assignment=Assignment(active=Tasks((("0", (0, 1, 2)),))),
+    is_classic=False,
+)
+STREAMS = StreamsGroup(
+    group_id="app",
+    state="Reconciling",
+    group_epoch=9,
+    target_assignment_epoch=9,
+    topology_epoch=2,
+    subtopologies=(Subtopology("0", ("orders",)),),
+    members=(STREAMS_MEMBER,),
+    coordinator=COORD,
+    creation_time_ms=None,
+)
+STREAMS_ROWS = (
+    StreamsOffsetRow("orders", 0, 90, 3, 100, 10, 0),
+    StreamsOffsetRow("orders", 1, 100, 3, 100, 0, 0),
+)
 
 CASES = {
     "list": GroupListResult(
@@ -96,6 +132,10 @@ CASES = {
         (DescribedGroup(CONSUMER, offset_rows(CONSUMER, COMMITTED_EPOCHS, ENDS, STARTS)),),
     ),
     "describe-members-verbose": DescribeResult(View.MEMBERS, True, (DescribedGroup(CONSUMER),)),
+    "streams-offsets-verbose": StreamsDescribeResult(
+        "offsets", True, (DescribedStreamsGroup(STREAMS, STREAMS_ROWS),)
+    ),
+    "streams-members-verbose": StreamsDescribeResult("members", True, (DescribedStreamsGroup(STREAMS),)),
     "topics-describe": TOPICS,
     "topics-describe-overrides": dataclasses.replace(TOPICS, filters=DescribeFilters(with_overrides=True)),
     "topics-describe-under-replicated": dataclasses.replace(
