@@ -47,7 +47,9 @@ def list_names(settings: ConnectionSettings, kind: str, deadline: float) -> list
 
 
 def _kind_matches(listing: object, kind: str) -> bool:
+    # confluent-kafka names consumer and classic groups; streams (and share) groups come as
+    # UNKNOWN, so a streams lookup takes those and a consumer one leaves them out.
     group_type = str(getattr(getattr(listing, "type", None), "name", "")).upper()
     if kind == "streams-groups":
         return group_type in ("STREAMS", "UNKNOWN")
-    return group_type not in ("STREAMS", "SHARE")
+    return group_type not in ("STREAMS", "SHARE", "UNKNOWN")

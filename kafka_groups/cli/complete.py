@@ -157,7 +157,7 @@ TOOLS: dict[str, ToolSpec] = {
 }
 
 DESCRIPTIONS = {
-    "list": "list the groups",
+    "list": "list groups or topics",
     "describe": "describe groups or topics",
     "reset-offsets": "reset committed offsets (dry run unless --execute)",
     "delete-offsets": "delete a group's committed offsets for topics",
