@@ -10,7 +10,7 @@ from kafka_groups.cli.consumer_groups_flags import translate
 from kafka_groups.cli.runner import run_tool
 
 PROG = "kafka-consumer-groups"
-SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete")
+SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete", "validate-regex")
 
 
 def load_app() -> Any:
