@@ -2,6 +2,7 @@
 Regenerate after a deliberate change with: pytest tests/unit/test_golden_tables.py --update-golden"""
 
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,16 @@ CASES = {
     ),
     "describe-members": DescribeResult(View.MEMBERS, False, (DescribedGroup(STABLE),)),
     "describe-state": DescribeResult(View.STATE, True, (DescribedGroup(EMPTY), DescribedGroup(STABLE))),
+    # Where the broker gives no creation time, the richer views show the recorded start.
+    "describe-state-recorded": DescribeResult(
+        View.STATE,
+        True,
+        (
+            DescribedGroup(EMPTY, recorded_start_ms=1_767_225_600_123),
+            DescribedGroup(replace(STABLE, creation_time_ms=1_767_225_000_000), recorded_start_ms=1),
+            DescribedGroup(replace(EMPTY, group_id="orphan")),
+        ),
+    ),
 }
 
 
