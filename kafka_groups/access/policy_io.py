@@ -30,7 +30,7 @@ from kafka_groups.access.config import librdkafka_config
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.policy import AtTime, PartitionFacts, Policy, Resolver, Target
 from kafka_groups.core.start_time import GroupStart, broker_start, choose_start
-from kafka_groups.errors import CliError, ClusterError
+from kafka_groups.errors import ClusterError
 from kafka_groups.settings import ConnectionSettings
 
 GROUP_START_TOPIC = "_kgt_group_start_times"
@@ -254,8 +254,8 @@ def group_resolver(
     kafka-topics' partition-expansion guard); failing to record it fails nothing."""
     try:
         registry.record_group_policy(group, policy)
-    except CliError as exc:
-        logging.getLogger(__name__).warning("recording the policy of group %r failed: %s", group, exc.message)
+    except Exception as exc:  # best effort: the guard then recommends the reset, as before
+        logging.getLogger(__name__).warning("recording the policy of group %r failed: %s", group, exc)
     if has_offsets and not policy.needs_group_start:
         return Resolver(policy, group, None)
     start = broker_group_creation_time(access, group) if policy.needs_group_start else None
