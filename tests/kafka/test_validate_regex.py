@@ -96,7 +96,7 @@ def test_verdicts_match_the_brokers_re2j_library() -> None:
     libs = local_kafka.ensure_jars()
     patterns = _random_patterns(4000, seed=19)
     run = subprocess.run(
-        ["java", "-cp", f"{libs}/*", str(HARNESS)],
+        [local_kafka._java(), "-cp", f"{libs}/*", str(HARNESS)],
         input="".join(p.encode().hex() + "\n" for p in patterns),
         capture_output=True,
         text=True,
