@@ -99,6 +99,7 @@ class ExpansionGroup:
     state: str
     topics: tuple[str, ...]
     new_from_start: bool = False  # its recorded policy starts new partitions at their beginning
+    recorded_policy: str | None = None  # that policy, when the policy library recorded it
 
     @property
     def resettable(self) -> bool:
@@ -109,15 +110,21 @@ def expansion_groups(
     offsets: Mapping[str, tuple[str, Iterable[TopicPartition]]],
     changes: Mapping[str, tuple[int, int]],
     new_from_start: frozenset[str] = frozenset(),
+    recorded_policies: Mapping[str, str] | None = None,
 ) -> list[ExpansionGroup]:
     """The groups (id -> state and committed partitions) with offsets on the topics that grow;
-    ``new_from_start``: the groups whose recorded policy lands new partitions from their start."""
+    ``new_from_start``: the groups whose commits (kafka-to-parquet's) record a policy that lands
+    new partitions from their start; ``recorded_policies``: group -> such a policy, as the
+    policy library recorded it (PolicyConsumer)."""
+    policies = recorded_policies or {}
     found = []
     for group in sorted(offsets):
         state, partitions = offsets[group]
         topics = sorted({t for t, _ in partitions if t in changes and changes[t][1] > changes[t][0]})
         if topics:
-            found.append(ExpansionGroup(group, state, tuple(topics), group in new_from_start))
+            safe = group in new_from_start or group in policies
+            recorded = None if group in new_from_start else policies.get(group)
+            found.append(ExpansionGroup(group, state, tuple(topics), safe, recorded))
     return found
 
 
@@ -168,7 +175,13 @@ class AlterResult:
                 + ". Consumers using auto.offset.reset=latest skip every record written to a new partition "
                 "before they discover it."
             )
-        safe = [g.group for g in self.groups if g.new_from_start]
+        safe = [g.group for g in self.groups if g.new_from_start and g.recorded_policy is None]
+        for g in self.groups:
+            if g.recorded_policy is not None:
+                lines.append(
+                    f"No reset needed for {g.group}: its kafka-group-tools consumer last started with the "
+                    f"policy {g.recorded_policy}, which starts new partitions at their beginning."
+                )
         if safe:
             lines.append(
                 f"No reset needed for {', '.join(safe)}: kafka-to-parquet recorded a policy that lands new "

@@ -213,6 +213,7 @@ class AlterTopicRequest:
             try:
                 offsets = access.committed_offsets_on(set(names))
                 landing = _landing_new_partitions_from_start(access, offsets, set(names))
+                recorded = _recorded_policies_from_start(access, set(offsets) - landing)
             except CliError as exc:
                 if self.dry_run:
                     raise
@@ -222,10 +223,11 @@ class AlterTopicRequest:
                     f"topics could not be listed ({exc.message}).",
                     file=sys.stderr,
                 )
-                offsets, landing = {}, frozenset()
+                offsets, landing, recorded = {}, frozenset(), {}
         finally:
             access.close()
-        groups = expansion_groups(offsets, {n: (before[n], self.partitions) for n in names}, landing)
+        grown = {n: (before[n], self.partitions) for n in names}
+        groups = expansion_groups(offsets, grown, landing, recorded)
         result = AlterResult(
             tuple((n, before[n], self.partitions) for n in names), tuple(groups), self.dry_run
         )
@@ -286,6 +288,20 @@ def _landing_new_partitions_from_start(
         if held and all(starts_new_partitions_at_beginning(m) for m in held):
             found.add(group)
     return frozenset(found)
+
+
+def _recorded_policies_from_start(access: KafkaAccess, groups: set[str]) -> dict[str, str]:
+    """The groups whose consumer helper (PolicyConsumer) last recorded a policy that starts new
+    partitions at their beginning: group -> policy. When the records cannot be read, none is
+    taken as safe (the guard then recommends the reset)."""
+    if not groups:
+        return {}
+    from kafka_groups.access.policy_io import CreationRegistry
+
+    try:
+        return CreationRegistry(access.settings).policies_starting_new_partitions_at_beginning(groups)
+    except CliError:
+        return {}
 
 
 @dataclass(frozen=True)

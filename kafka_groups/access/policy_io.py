@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,10 +29,15 @@ from kafka_groups.access.cluster import KafkaAccess
 from kafka_groups.access.config import librdkafka_config
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.policy import AtTime, PartitionFacts, Policy, Resolver, Target
+from kafka_groups.core.start_time import GroupStart, broker_start, choose_start
 from kafka_groups.errors import ClusterError
 from kafka_groups.settings import ConnectionSettings
 
 GROUP_START_TOPIC = "_kgt_group_start_times"
+# Keyed by group id, the last record wins: the policy the group's consumer helper or pipeline
+# last started with, and whether it starts new partitions at their beginning (kafka-topics'
+# partition-expansion guard reads it).
+GROUP_POLICY_TOPIC = "_kgt_group_policies"
 PARTITION_CREATION_TOPIC = "_kgt_partition_creation_times"
 _READER_GROUP = "kafka-group-tools-registry-reader"  # assign() only: it never joins or commits
 _TOPIC_CONFIG = {"cleanup.policy": "compact", "message.timestamp.type": "LogAppendTime"}
@@ -149,6 +154,12 @@ class CreationRegistry:
         self._group_log = self._read(GROUP_START_TOPIC)
         return _first_start(self._group_log.records, group)
 
+    def group_start_times(self, groups: Iterable[str]) -> dict[str, int]:
+        """The recorded start of each of ``groups`` that has one, from one read of the topic."""
+        self._group_log = self._read(GROUP_START_TOPIC)
+        found = {g: _first_start(self._group_log.records, g) for g in set(groups)}
+        return {g: t for g, t in found.items() if t is not None}
+
     def record_group_start(self, group: str) -> int:
         """The group's start time, recording it now (the broker's clock) when none is yet."""
         log = self._group_log if self._group_log is not None else self._read(GROUP_START_TOPIC)
@@ -168,6 +179,36 @@ class CreationRegistry:
         if anchored != timestamp:
             self._write(GROUP_START_TOPIC, [(group, {"group": group, "start_time_ms": anchored})])
         return anchored
+
+    # -- the policy each group last started with ----------------------------------------
+    def record_group_policy(self, group: str, policy: Policy) -> None:
+        """Record ``policy`` as the group's, unless it is already its last record."""
+        from kafka_pipeline.plan import policy_starts_new_partitions_at_beginning
+
+        value = {
+            "group": group,
+            "policy": str(policy),
+            "new_partitions_from_start": policy_starts_new_partitions_at_beginning(policy),
+        }
+        log = self._read(GROUP_POLICY_TOPIC)
+        last = [r.value for r in log.records if r.key == group][-1:]
+        if last == [value]:
+            return
+        if not log.exists:
+            self._ensure_topic(GROUP_POLICY_TOPIC)
+        self._write(GROUP_POLICY_TOPIC, [(group, value)])
+
+    def policies_starting_new_partitions_at_beginning(self, groups: Iterable[str]) -> dict[str, str]:
+        """Of ``groups``, those whose last recorded policy starts new partitions at their
+        beginning: group -> the policy."""
+        wanted = set(groups)
+        last: dict[str, dict[str, Any]] = {}
+        for record in self._read(GROUP_POLICY_TOPIC).records:
+            if record.key in wanted:
+                last[record.key] = record.value
+        return {
+            g: str(v.get("policy")) for g, v in last.items() if v.get("new_partitions_from_start") is True
+        }
 
     # -- partition creation times (KIP-1327) ----------------------------------------------
     def record_partitions(self, created: Mapping[str, tuple[str, Iterable[int]]]) -> None:
@@ -209,7 +250,12 @@ def group_resolver(
     recorded one. A group with no committed offsets and no record is being created now, so
     its start is recorded now, whatever the policy (once: later runs and restarts read it
     back, and a later switch to ``to_start_time`` finds it). A group that has offsets only
-    needs its start time for ``to_start_time``."""
+    needs its start time for ``to_start_time``. The policy is recorded as the group's (for
+    kafka-topics' partition-expansion guard); failing to record it fails nothing."""
+    try:
+        registry.record_group_policy(group, policy)
+    except Exception as exc:  # best effort: the guard then recommends the reset, as before
+        logging.getLogger(__name__).warning("recording the policy of group %r failed: %s", group, exc)
     if has_offsets and not policy.needs_group_start:
         return Resolver(policy, group, None)
     start = broker_group_creation_time(access, group) if policy.needs_group_start else None
@@ -218,6 +264,21 @@ def group_resolver(
     if start is None and not has_offsets:
         start = registry.record_group_start(group)
     return Resolver(policy, group, start)
+
+
+def group_starts(
+    settings: ConnectionSettings, groups: Sequence[str], broker_times: Mapping[str, int | None]
+) -> dict[str, GroupStart]:
+    """The start time of each group and where it comes from: the broker's creation time
+    (``broker_times``, KIP-1282) when it reports one, else the start our consumer helper or
+    pipeline recorded. Groups with neither are left out. The records are read only when some
+    group has no time from the broker."""
+    starts = {g: s for g in groups if (s := broker_start(broker_times.get(g))) is not None}
+    rest = [g for g in groups if g not in starts]
+    if rest:
+        recorded = CreationRegistry(settings).group_start_times(rest)
+        starts.update({g: s for g in rest if (s := choose_start(None, recorded.get(g))) is not None})
+    return starts
 
 
 def broker_group_creation_time(access: KafkaAccess, group: str) -> int | None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 PROG = "kafka-consumer-groups"
-SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete")
+SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete", "validate-regex")
 
 
 def load_app() -> Any:

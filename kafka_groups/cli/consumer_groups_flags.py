@@ -11,6 +11,7 @@ from kafka_groups.commands.delete_groups import DeleteGroupsRequest, DeleteOffse
 from kafka_groups.commands.describe_groups import DescribeGroupsRequest
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
+from kafka_groups.commands.validate_regex import ValidateRegexRequest
 from kafka_groups.core.reset import Scenario
 from kafka_groups.core.selectors import check_groups, check_topic_args
 from kafka_groups.errors import CliError, UsageError
@@ -95,7 +96,8 @@ def _conflict(used: str, other: str) -> UsageError:
 
 def validate(p: Parsed) -> str:
     """Apply the Apache tool's checks in its order; return the one action requested."""
-    if not p.has("bootstrap-server") and not bootstrap_from_environment():
+    # --validate-regex contacts nothing: the Apache tool requires no --bootstrap-server with it.
+    if not p.has("validate-regex") and not p.has("bootstrap-server") and not bootstrap_from_environment():
         raise UsageError('Missing required argument "[bootstrap-server]"')
     if p.has("describe"):
         if not p.present(("group", "all-groups")):
@@ -188,6 +190,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     if p.has("version"):
         return VERSION
     action = validate(p)
+    if action == "validate-regex":  # other options are ignored, as by the Apache tool
+        return ValidateRegexRequest(p.one("validate-regex") or "", output=output_format(p))
     check_groups(p.all("group"))
     check_topic_args(p.all("topic"))
     if action == "list":

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kafka_groups.core.describe import (
     DescribedGroup,
     DescribeResult,
+    GroupDescription,
     View,
     java_sorted,
     offset_rows,
     partitions_to_look_up,
 )
-from kafka_groups.errors import NotFoundError, PartialFailure, UsageError
+from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
+from kafka_groups.escape import escape_controls
 from kafka_groups.render import OutputFormat, emit, wants_detail
 from kafka_groups.render.progress import working
 from kafka_groups.settings import ConnectionArgs
@@ -71,13 +74,31 @@ class DescribeGroupsRequest:
             message = f"{noun} {names} {verb} not exist."
             raise PartialFailure(message) if len(described) else NotFoundError(message)
 
+    def _recorded_starts(self, access: KafkaAccess, found: dict[str, GroupDescription]) -> dict[str, int]:
+        """For the Rich and JSON state views: the starts kafka-group-tools recorded for groups
+        the broker gives no creation time (the text layout stays KIP-1282's: broker or -)."""
+        lacking = [g for g, d in found.items() if d.creation_time_ms is None or d.creation_time_ms < 0]
+        if not lacking or not wants_detail(self.output):
+            return {}
+        from kafka_groups.access.policy_io import CreationRegistry
+
+        try:
+            return CreationRegistry(access.settings).group_start_times(lacking)
+        except CliError as exc:
+            note = f"Note: the recorded group start times could not be read ({exc.message})"
+            print(escape_controls(note), file=sys.stderr)
+            return {}
+
     def _gather(self, access: KafkaAccess, view: View) -> tuple[list[DescribedGroup], list[str]]:
         ids = access.consumer_group_ids() if self.all_groups else list(self.groups)
         # Epochs, member types and creation times come only with the protocol layer.
         detailed = self.verbose and view is not View.OFFSETS
         found, missing = access.describe_groups(ids, detailed=detailed)
         if view is not View.OFFSETS:
-            return [DescribedGroup(found[g]) for g in java_sorted(found)], missing
+            recorded = self._recorded_starts(access, found) if view is View.STATE else {}
+            return [
+                DescribedGroup(found[g], recorded_start_ms=recorded.get(g)) for g in java_sorted(found)
+            ], missing
         committed = access.committed_offsets(list(found))
         needed = partitions_to_look_up(found.values(), committed)
         # Log start offsets only serve the out-of-range flag of the richer outputs.

@@ -27,7 +27,6 @@ from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION
 from kafka_groups.core.reset import (
     ALLOWED_STATES,
     BY_TIME,
-    START_TIME_UNSUPPORTED,
     GroupPlan,
     PartitionOffsets,
     ResetSpec,
@@ -39,7 +38,6 @@ from kafka_groups.core.reset import (
     parse_topic_arg,
     plan_group,
     read_plan,
-    start_timestamp,
 )
 from kafka_groups.core.streams import StreamsGroup
 from kafka_groups.errors import (
@@ -198,12 +196,10 @@ class ResetOffsetsRequest:
                 # Committing offsets for a group no broker knows as a streams group would
                 # make a group of another kind: refused before anything is written.
                 raise NotFoundError("; ".join(missing[g] for g in ids if g in missing))
-            if detailed and any(d.creation_time_ms is None for d in described.values()):
-                raise CliError(START_TIME_UNSUPPORTED)
             return ids, {g: GroupFacts(d.state, d.creation_time_ms, d) for g, d in described.items()}
         ids = access.consumer_group_ids() if self.all_groups else list(dict.fromkeys(self.groups))
-        if detailed and not access.supports_group_creation_time():
-            raise CliError(START_TIME_UNSUPPORTED)
+        # KIP-1282: the broker's creation times where it has them (else the recorded starts).
+        detailed = detailed and access.supports_group_creation_time()
         found, _missing = access.describe_groups(ids, detailed=detailed)
         # A group that does not exist is Dead, which may be reset (it is created).
         return ids, {g: GroupFacts(d.state, d.creation_time_ms) for g, d in found.items()}
@@ -261,14 +257,11 @@ class ResetOffsetsRequest:
         # One ListOffsets-by-time per distinct timestamp (every group shares --to-datetime's),
         # over all the partitions of the groups that use it.
         stamps: dict[str, int] = {}
-        if spec.scenario in BY_TIME:
-            for group in allowed:
-                if spec.scenario is Scenario.TO_START_TIME:
-                    created = found[group].creation_time_ms if group in found else None
-                    stamps[group] = start_timestamp(group, created)
-                else:
-                    assert spec.timestamp_ms is not None
-                    stamps[group] = spec.timestamp_ms
+        if spec.scenario is Scenario.TO_START_TIME:
+            stamps = self._start_times(access, allowed, found)
+        elif spec.scenario in BY_TIME:
+            assert spec.timestamp_ms is not None
+            stamps = dict.fromkeys(allowed, spec.timestamp_ms)
         lookups = {
             stamp: access.offsets_for_time(
                 {tp for g in allowed if stamps[g] == stamp for tp in scopes[g]}, stamp
@@ -295,6 +288,27 @@ class ResetOffsetsRequest:
             outside=tuple(outside),
             internal_topics=internal,
         )
+
+    def _start_times(
+        self, access: KafkaAccess, groups: list[str], found: dict[str, GroupFacts]
+    ) -> dict[str, int]:
+        """--to-start-time: each group's start, the broker's creation time or else the start our
+        consumer helper or pipeline recorded; one stderr line names the source."""
+        from kafka_groups.access.policy_io import group_starts
+        from kafka_groups.core.start_time import source_notice, start_time_refusal
+
+        broker = {g: found[g].creation_time_ms if g in found else None for g in groups}
+        starts = group_starts(access.settings, groups, broker)
+        lacking = [g for g in groups if g not in starts]
+        if lacking:
+            if self.streams:  # StreamsGroupDescribe v0 has no creation time at all
+                supported = all(f.creation_time_ms is not None for f in found.values())
+            else:
+                supported = access.supports_group_creation_time()
+            raise start_time_refusal(lacking[0], supported)
+        if starts:
+            print(escape_controls(source_notice(starts)), file=sys.stderr)
+        return {g: s.time_ms for g, s in starts.items()}
 
     @staticmethod
     def _committed(

@@ -99,6 +99,9 @@ class OffsetRow:
 class DescribedGroup:
     description: GroupDescription
     rows: tuple[OffsetRow, ...] = ()  # the offsets view only
+    # The start kafka-group-tools recorded for the group (_kgt_group_start_times), read for the
+    # richer state views when the broker reports no creation time.
+    recorded_start_ms: int | None = None
 
     @property
     def group_id(self) -> str:

@@ -15,6 +15,7 @@ from kafka_groups.core.describe import (
     assignment_string,
     state_notice,
 )
+from kafka_groups.core.start_time import GroupStart, choose_start
 from kafka_groups.core.times import iso_utc_ms
 
 if TYPE_CHECKING:
@@ -36,6 +37,17 @@ def _pad(value: str, width: int) -> str:
 def creation_time(desc: GroupDescription) -> str:
     """KIP-1282 GROUP-CREATION-TIME: ISO-8601 UTC with milliseconds, ``-`` when unknown."""
     return iso_utc_ms(desc.creation_time_ms)
+
+
+def group_start(group: DescribedGroup) -> GroupStart | None:
+    """The group's start for the richer views: the broker's creation time, else the start
+    kafka-group-tools recorded (the text layout shows the broker's value only, as KIP-1282)."""
+    return choose_start(group.description.creation_time_ms, group.recorded_start_ms)
+
+
+def _start_cell(group: DescribedGroup) -> str:
+    start = group_start(group)
+    return MISSING if start is None else f"{iso_utc_ms(start.time_ms)} ({start.source})"
 
 
 def _should_print(group: DescribedGroup, rows: int) -> bool:
@@ -236,7 +248,7 @@ def table(result: DescribeResult) -> TableSpec:
                 _s(d.group_epoch),
                 _s(d.target_assignment_epoch),
                 str(len(d.members)),
-                creation_time(d),
+                _start_cell(g),
             ]
         )
     columns = ["GROUP", "COORDINATOR (ID)", "STRATEGY", "STATE", "TYPE", "EPOCH"]
@@ -272,6 +284,9 @@ def _group_json(group: DescribedGroup, view: View) -> dict[str, Any]:
         "creation_time_ms": d.creation_time_ms
         if d.creation_time_ms is not None and d.creation_time_ms >= 0
         else None,
+        "start": None
+        if (start := group_start(group)) is None
+        else {"time_ms": start.time_ms, "source": start.source},
     }
     if view is View.OFFSETS:
         doc["offsets"] = [

@@ -398,6 +398,28 @@ def test_to_start_time_without_broker_support(world, ours, tmp_path):
     assert committed(world.bs, group)[(world.input, 0)] == PER_PARTITION
 
 
+def test_to_start_time_uses_a_recorded_start(world, ours):
+    """A streams group whose start kafka-group-tools recorded: --to-start-time is --to-datetime
+    at that start, and stderr names the source. (Runs after the test above, which needs the
+    group without a recorded start; the dry runs elsewhere do not read it.)"""
+    from kafka_groups.core.times import iso_utc_ms
+    from kafka_groups.policy import CreationRegistry
+    from kafka_groups.settings import ConnectionSettings
+
+    group = world.groups["empty"]
+    start = CreationRegistry(ConnectionSettings(world.bs, 30_000)).record_group_start(group)
+    args = ["--reset-offsets", "--group", group, "--all-input-topics", "--dry-run"]
+    mine = _sg(ours, world.bs, *args, "--to-start-time")
+    assert mine.returncode == 0, mine.stderr
+    assert (
+        f"Notice: --to-start-time for group '{group}' uses the start kafka-group-tools recorded"
+        in mine.stderr
+    )
+    same = _sg(ours, world.bs, *args, "--to-datetime", iso_utc_ms(start).removesuffix("Z"))
+    assert same.returncode == 0, same.stderr
+    assert mine.stdout == same.stdout and group in mine.stdout
+
+
 USAGE = [
     [],
     ["--list", "--describe"],

@@ -163,7 +163,7 @@ def test_an_error_is_one_line_and_its_detail_follows_escaped(capsys):
             consumer_groups.main,
             ["lsit"],
             "Error: No such command 'lsit' (did you mean list?); the commands are: "
-            "list, describe, reset-offsets, delete-offsets, delete",
+            "list, describe, reset-offsets, delete-offsets, delete, validate-regex",
         ),
     ],
 )

@@ -6,7 +6,8 @@ from kafka_groups.cli.consumer_groups_flags import translate
 from kafka_groups.commands.delete_groups import DeleteGroupsRequest, DeleteOffsetsRequest
 from kafka_groups.commands.describe_groups import DescribeGroupsRequest
 from kafka_groups.commands.list_groups import ListGroupsRequest
-from kafka_groups.errors import CliError, UsageError
+from kafka_groups.commands.validate_regex import ValidateRegexRequest
+from kafka_groups.errors import UsageError
 from kafka_groups.render import OutputFormat
 from kafka_groups.settings import ConnectionArgs
 
@@ -151,6 +152,13 @@ def test_delete_offsets_takes_one_group():
         translate([*B, "--delete-offsets", "--group", "g", "--group", "h", "--topic", "t"])
 
 
-def test_actions_not_built_yet_say_so():
-    with pytest.raises(CliError, match="not available yet"):
-        translate([*B, "--validate-regex", "a.*"])
+def test_validate_regex_needs_no_bootstrap_and_ignores_other_options():
+    # As the Apache tool: --bootstrap-server is required for every action but this one.
+    assert translate(["--validate-regex", "a.*", "--group", ""]) == ValidateRegexRequest("a.*")
+    assert translate([*B, "--validate-regex", "[a", "-o", "json"]) == ValidateRegexRequest(
+        "[a", output=OutputFormat.JSON
+    )
+    with pytest.raises(UsageError, match=r"exactly one action: .*--delete-offsets, --validate-regex$"):
+        translate(["--validate-regex", "a.*", "--list"])
+    with pytest.raises(UsageError, match="Found multiple arguments for option validate-regex"):
+        translate(["--validate-regex", "a", "--validate-regex", "b"])

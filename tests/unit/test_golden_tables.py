@@ -4,6 +4,7 @@ Regenerate after a deliberate change with: pytest tests/unit/test_golden_tables.
 import dataclasses
 import io
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,16 @@ CASES = {
     "topics-describe-overrides": dataclasses.replace(TOPICS, filters=DescribeFilters(with_overrides=True)),
     "topics-describe-under-replicated": dataclasses.replace(
         TOPICS, filters=DescribeFilters(under_replicated=True)
+    ),
+    # Where the broker gives no creation time, the richer views show the recorded start.
+    "describe-state-recorded": DescribeResult(
+        View.STATE,
+        True,
+        (
+            DescribedGroup(EMPTY, recorded_start_ms=1_767_225_600_123),
+            DescribedGroup(replace(STABLE, creation_time_ms=1_767_225_000_000), recorded_start_ms=1),
+            DescribedGroup(replace(EMPTY, group_id="orphan")),
+        ),
     ),
 }
 

@@ -15,6 +15,7 @@ GROUP_KEYS = {
     "group_epoch": (int, type(None)),
     "target_assignment_epoch": (int, type(None)),
     "creation_time_ms": (int, type(None)),
+    "start": (dict, type(None)),
     "members": list,
 }
 MEMBER_KEYS = {
@@ -76,3 +77,16 @@ def test_other_views_have_no_offsets_key():
     for name in ("describe-members", "describe-state"):
         for group in _doc(name)["groups"]:
             _check(group, GROUP_KEYS)
+
+
+def test_state_document_gives_the_start_and_its_source():
+    """The broker's creation time wins; else the start kafka-group-tools recorded; else null."""
+    doc = _doc("describe-state-recorded")
+    starts = {g["group"]: (g["creation_time_ms"], g["start"]) for g in doc["groups"]}
+    assert starts == {
+        "audit": (None, {"time_ms": 1_767_225_600_123, "source": "recorded"}),
+        "billing": (1_767_225_000_000, {"time_ms": 1_767_225_000_000, "source": "broker"}),
+        "orphan": (None, None),
+    }
+    for group in doc["groups"]:
+        _check(group, GROUP_KEYS)

@@ -95,3 +95,30 @@ def test_only_safe_groups_give_no_warning():
         "from their beginning."
     ]
     assert result.reset_command(CONNECTION) is None
+
+
+def test_a_group_whose_policy_library_record_starts_new_partitions_at_the_beginning_is_safe():
+    offsets = {
+        "rewinder": ("Empty", [("t", 0)]),
+        "live": ("Stable", [("t", 1)]),
+        "app": ("Empty", [("t", 0)]),
+    }
+    groups = expansion_groups(offsets, {"t": (2, 4)}, frozenset(), {"rewinder": "to_start_time"})
+    result = AlterResult((("t", 2, 4),), tuple(groups))
+    lines = result.guard_lines(CONNECTION)
+    assert "app (Empty), live (Stable)." in lines[0] and "rewinder" not in lines[0]
+    assert lines[1] == (
+        "No reset needed for rewinder: its kafka-group-tools consumer last started with the policy "
+        "to_start_time, which starts new partitions at their beginning."
+    )
+    command = result.reset_command(CONNECTION)
+    assert command is not None and "--group app " in command and "rewinder" not in command
+
+
+def test_the_pipelines_commit_marker_keeps_its_own_line_when_both_say_safe():
+    offsets = {"landing": ("Empty", [("t", 0)])}
+    groups = expansion_groups(offsets, {"t": (1, 3)}, frozenset({"landing"}), {"landing": "earliest"})
+    assert AlterResult((("t", 1, 3),), tuple(groups)).guard_lines(CONNECTION) == [
+        "No reset needed for landing: kafka-to-parquet recorded a policy that lands new partitions "
+        "from their beginning."
+    ]
