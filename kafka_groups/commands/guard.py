@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import enum
 import os
-import sys
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -171,7 +170,9 @@ def _read_back(
 def announce(text: str | None) -> None:
     """The backup and its undo, on stderr, before anything is sent."""
     if text:
-        print(text, file=sys.stderr, flush=True)
+        from kafka_groups.render import say
+
+        say([text], escape=False)
 
 
 @dataclass(frozen=True)

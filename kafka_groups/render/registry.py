@@ -49,7 +49,7 @@ def renderer_for(result: object) -> Renderer:
         from kafka_groups.render import streams
 
         return Renderer(streams.text, streams.table, streams.json, streams.csv)
-    from kafka_groups.commands.reset_offsets import ResetResult
+    from kafka_groups.core.reset_plan import ResetResult
 
     if isinstance(result, ResetResult):
         from kafka_groups.render import reset
