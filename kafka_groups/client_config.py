@@ -360,28 +360,39 @@ def redact(config: Mapping[str, object]) -> dict[str, object]:
     return {k: (REDACTED if k in SECRET_KEYS and v else v) for k, v in config.items()}
 
 
-def scrub(text: str, secrets: set[str]) -> str:
+def scrub(text: str, secrets: set[str] | frozenset[str]) -> str:
     """``text`` with every secret replaced, longest first (one may contain another)."""
     for secret in sorted(secrets, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     return text
 
 
-# Every secret the settings of this process hold, so that whatever is printed (errors, --debug
-# logs and tracebacks) can be scrubbed of them, whichever library put them in a message.
-KNOWN_SECRETS: set[str] = set()
+_SECRETS_ATTRIBUTE = "kafka_tools_secrets"
+
+
+def attach_secrets(exc: BaseException, secrets: frozenset[str]) -> None:
+    """Let a failure carry the secrets of the settings it was raised under, so that the entry
+    point scrubs its message and traceback of them (whichever library quoted one)."""
+    if secrets:
+        setattr(exc, _SECRETS_ATTRIBUTE, secrets_of(exc) | secrets)
+
+
+def secrets_of(exc: BaseException) -> frozenset[str]:
+    """The secrets :func:`attach_secrets` put on ``exc`` (none when it was raised elsewhere)."""
+    found: object = getattr(exc, _SECRETS_ATTRIBUTE, frozenset())
+    return found if isinstance(found, frozenset) else frozenset()
 
 
 class ScrubFilter(logging.Filter):
     """Scrubs secrets from log records; hides SASL exchanges, whose bytes can hold a password."""
 
-    def __init__(self, secrets: set[str] | None = None) -> None:
+    def __init__(self, secrets: set[str] | frozenset[str] | None = None) -> None:
         super().__init__()
-        self._secrets = secrets or set()
+        self._secrets = set(secrets or ())
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         if "SaslAuthenticateRequest" in message or "SaslBytesRequest" in message:
             message = "(a SASL authentication request; its bytes are not shown)"
-        record.msg, record.args = scrub(message, self._secrets | KNOWN_SECRETS), ()
+        record.msg, record.args = scrub(message, self._secrets), ()
         return True

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import check_command, narrow_backup, save_backup, undo_command, undo_hint
 from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, fault_point
+from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.delete import (
     WHOLE_TOPIC,
     GroupDeleteResult,
@@ -63,14 +64,8 @@ class DeleteOffsetsRequest:
         if not self.streams and not self.topics:
             raise UsageError("Option [delete-offsets] takes the following options: [topic], [group]")
         explicit, whole = split_topic_args(self.topics)
-        settings = self.connection.resolve()
-        from kafka_groups.access.cluster import KafkaAccess
-
-        access = KafkaAccess(settings)
-        try:
+        with cluster_session(self.connection) as access:
             result, verdict = self._delete(access, explicit, whole)
-        finally:
-            access.close()
         emit(result, self.output)
         if verdict is not None:
             verdict.conclude()
@@ -153,11 +148,7 @@ class DeleteGroupsRequest:
             if self.groups:
                 raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
             raise UsageError("Option [delete] takes one of these options: [all-groups], [group]")
-        settings = self.connection.resolve()
-        from kafka_groups.access.cluster import KafkaAccess
-
-        access = KafkaAccess(settings)
-        try:
+        with cluster_session(self.connection) as access:
             ids = access.consumer_group_ids() if self.all_groups else list(dict.fromkeys(self.groups))
             current: dict[str, dict[TopicPartition, int]] = {}
             expected: list[str] = []
@@ -170,8 +161,6 @@ class DeleteGroupsRequest:
                     expected = [g for g in held if g not in found or found[g].state in ("Empty", "Dead")]
             deletion = GroupDeletion(access, self.connection, "kafka-consumer-groups", self.backup_dir)
             answers, backup, verdict = deletion.run(ids, current, expected, _consumer_groups_left)
-        finally:
-            access.close()
         result = GroupDeleteResult.of(answers, backup)
         emit(result, self.output)
         if verdict is not None:

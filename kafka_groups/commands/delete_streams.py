@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from kafka_groups.commands.backup import connection_flags
 from kafka_groups.commands.delete_groups import MANY_GROUPS, GroupDeletion, finish
 from kafka_groups.commands.guard import Landed, Verdict, delete_topics
+from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.delete import GroupDeleteResult
 from kafka_groups.core.groups import select_streams_groups
 from kafka_groups.core.javaorder import string_keys_order
@@ -60,14 +61,8 @@ class DeleteStreamsGroupsRequest:
             if self.groups:
                 raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
             raise UsageError("Option [delete] takes one of these options: [all-groups], [group]")
-        settings = self.connection.resolve()
-        from kafka_groups.access.cluster import KafkaAccess
-
-        access = KafkaAccess(settings)
-        try:
+        with cluster_session(self.connection) as access:
             result, verdict = self._delete(access)
-        finally:
-            access.close()
         emit(result, self.output)
         if verdict is not None:
             verdict.conclude()

@@ -155,16 +155,15 @@ def _read_back(
     left_ms: int,
     fresh: bool,
 ) -> tuple[S | None, str | None]:
-    from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.commands.session import cluster_session
 
-    reader = KafkaAccess(replace(settings, timeout_ms=left_ms)) if fresh else access
     try:
-        return read(reader), None
+        if not fresh:
+            return read(access), None
+        with cluster_session(replace(settings, timeout_ms=left_ms)) as reader:
+            return read(reader), None
     except CliError as exc:
         return None, exc.message
-    finally:
-        if reader is not access:
-            reader.close()
 
 
 def announce(text: str | None) -> None:
