@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import connection_flags
+from kafka_groups.commands.session import cluster_session
 from kafka_groups.errors import CliError, TopicCommandError
 from kafka_groups.render import OutputFormat, emit
-from kafka_groups.settings import ConnectionArgs
+from kafka_groups.settings import ConnectionArgs, ConnectionSettings
 from kafka_topics.changes import (
     AlterResult,
     CreateResult,
@@ -76,18 +77,15 @@ def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -
         )
 
 
-def _access(connection: ConnectionArgs) -> KafkaAccess:
-    """The access for a topic command. As kafka-topics.sh's Admin client, each call waits up to
-    ``default.api.timeout.ms`` from ``--command-config`` (60 s when not set)."""
+def _api_timeout(settings: ConnectionSettings) -> ConnectionSettings:
+    """As kafka-topics.sh's Admin client, each call waits up to ``default.api.timeout.ms`` from
+    ``--command-config`` (60 s when not set)."""
     from dataclasses import replace
 
-    from kafka_groups.access.cluster import KafkaAccess
-
-    settings = connection.resolve()
     given = settings.properties.get("default.api.timeout.ms", "").strip()
     if given.isdigit() and int(given) > 0:
         settings = replace(settings, timeout_ms=int(given))
-    return KafkaAccess(settings)
+    return settings
 
 
 def _matching(names: Iterable[str], topic: str | None, exclude_internal: bool, if_exists: bool) -> list[str]:
@@ -109,8 +107,7 @@ class DescribeTopicsRequest:
     output: OutputFormat = OutputFormat.AUTO
 
     def execute(self) -> None:
-        access = _access(self.connection)
-        try:
+        with cluster_session(self.connection, _api_timeout) as access:
             wanted_id = parse_topic_id(self.topic_id) if self.topic_id is not None else ZERO_UUID
             layout, live = access.topic_layout()
             by_id = wanted_id != ZERO_UUID
@@ -125,8 +122,6 @@ class DescribeTopicsRequest:
             else:
                 names = _matching(layout, self.topic, self.exclude_internal, self.if_exists)
             states, reassignments = access.describe_topics({n: layout[n][0] for n in names}, live)
-        finally:
-            access.close()
         if by_id:  # the Apache tool describes by id through Metadata, which has no ELR
             states = {n: without_elr(t) for n, t in states.items()}
         ordered = [states[n] for n in apache_topic_order(sorted(states))]
@@ -159,20 +154,18 @@ class CreateTopicRequest:
             if warn:
                 print(COLLISION_WARNING)
             raise TopicCommandError(problem)
-        access = _access(self.connection)
-        try:
-            created = access.create_topic(
-                self.topic, self.partitions, rf, assignment, configs, tolerate_exists=self.if_not_exists
-            )
-            if created:
-                count = len(assignment) if assignment else self.partitions
-                _record_creation(access, {self.topic: (0, count or 0)})
-        except TopicCommandError as exc:
-            if warn and exc.kafka_code != INVALID_CONFIG:
-                print(COLLISION_WARNING)
-            raise
-        finally:
-            access.close()
+        with cluster_session(self.connection, _api_timeout) as access:
+            try:
+                created = access.create_topic(
+                    self.topic, self.partitions, rf, assignment, configs, tolerate_exists=self.if_not_exists
+                )
+                if created:
+                    count = len(assignment) if assignment else self.partitions
+                    _record_creation(access, {self.topic: (0, count or 0)})
+            except TopicCommandError as exc:
+                if warn and exc.kafka_code != INVALID_CONFIG:
+                    print(COLLISION_WARNING)
+                raise
         if warn:
             print(COLLISION_WARNING)
         emit(CreateResult(self.topic, created), self.output)
@@ -190,8 +183,7 @@ class AlterTopicRequest:
 
     def execute(self) -> None:
         assignment = parse_replica_assignment(self.replica_assignment or "")
-        access = _access(self.connection)
-        try:
+        with cluster_session(self.connection, _api_timeout) as access:
             # One protocol client for all of it: metadata, CreatePartitions, the groups' offsets.
             layout, _ = access.topic_layout()
             names = _matching(layout, self.topic, False, self.if_exists)
@@ -223,8 +215,6 @@ class AlterTopicRequest:
                     file=sys.stderr,
                 )
                 offsets, landing = {}, frozenset()
-        finally:
-            access.close()
         groups = expansion_groups(offsets, {n: (before[n], self.partitions) for n in names}, landing)
         result = AlterResult(
             tuple((n, before[n], self.partitions) for n in names), tuple(groups), self.dry_run
@@ -296,13 +286,10 @@ class DeleteTopicsRequest:
     output: OutputFormat = OutputFormat.AUTO
 
     def execute(self) -> None:
-        access = _access(self.connection)
-        try:
+        with cluster_session(self.connection, _api_timeout) as access:
             names = _matching(access.list_topics(), self.topic, False, self.if_exists)
             refuse_internal(names, self.topic, "delete")
             verdict = self._send(access, names) if names else None
-        finally:
-            access.close()
         emit(DeleteResult(tuple(names)), self.output)
         if verdict is not None:
             verdict.conclude()

@@ -36,7 +36,7 @@ def renderer_for(result: object) -> Renderer:
     if isinstance(result, GroupListResult):
         return Renderer(groups_list.text, groups_list.table, groups_list.json, groups_list.csv)
     from kafka_groups.core.describe import DescribeResult
-    from kafka_topics.core import TopicListResult
+    from kafka_groups.core.topics import TopicListResult
 
     if isinstance(result, DescribeResult):
         return Renderer(describe.text, describe.table, describe.json, describe.csv, describe.notices, True)
@@ -65,8 +65,7 @@ def renderer_for(result: object) -> Renderer:
         from kafka_groups.render import delete
 
         return Renderer(delete.groups_text, delete.groups_table, delete.groups_json, delete.groups_csv)
-    from kafka_topics.changes import AlterResult, CreateResult, DeleteResult
-    from kafka_topics.describe import TopicDescribeResult
+    from kafka_groups.core.topics import AlterResult, CreateResult, DeleteResult, TopicDescribeResult
 
     kinds = {
         TopicDescribeResult: "describe",
