@@ -14,10 +14,28 @@ SHELLS = {"bash": "{prog}.bash", "zsh": "_{prog}", "fish": "{prog}.fish"}
 
 
 def completion_script(prog: str, shell: str) -> str:
-    from typer._completion_shared import get_completion_script
+    """The script ``_<PROG>_COMPLETE=source_<shell> <prog>`` prints: Typer's own, asked for
+    the documented way its installed scripts use, so no private Typer or Click helper is
+    imported (Typer 0.21 and later carry their own Click). The variable is set only while the
+    script is made; this runs when the completions are regenerated, never in the tools."""
+    import contextlib
+    import io
+    import os
 
+    import typer
+
+    from kafka_groups.cli.options import new_app
+
+    command = typer.main.get_command(new_app(prog, ""))
     complete_var = "_{}_COMPLETE".format(prog.replace("-", "_").upper())
-    return get_completion_script(prog_name=prog, complete_var=complete_var, shell=shell).rstrip() + "\n"
+    out = io.StringIO()
+    os.environ[complete_var] = f"source_{shell}"
+    try:
+        with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+            command.main([], prog_name=prog, complete_var=complete_var, standalone_mode=False)
+    finally:
+        del os.environ[complete_var]
+    return out.getvalue().strip() + "\n"
 
 
 def expected_files() -> dict[str, str]:

@@ -35,19 +35,23 @@ def _print_traceback(secrets: frozenset[str]) -> None:
 
 def _run_typer(load_app: Callable[[], Any], prog: str, args: Sequence[str]) -> int:
     import typer
-    from click.exceptions import Abort, ClickException, Exit
 
     command = typer.main.get_command(load_app())
     try:
         command.main(args=list(args), prog_name=prog, standalone_mode=False)
-    except Exit as exc:
+    except typer.Exit as exc:
         return int(exc.exit_code)
-    except ClickException as exc:
-        _print_error(exc.format_message().replace("\n", " "))
-        return ExitCode.USAGE
-    except Abort:
+    except typer.Abort:
         print("Aborted.", file=sys.stderr)
         return 130
+    except Exception as exc:
+        # A usage error from the Click inside Typer (click's, or Typer's own copy from 0.21 on):
+        # known by its interface, so that no private module is imported.
+        format_message = getattr(exc, "format_message", None)
+        if isinstance(exc, CliError) or not callable(format_message):
+            raise
+        _print_error(str(format_message()).replace("\n", " "))
+        return ExitCode.USAGE
     return ExitCode.OK
 
 
