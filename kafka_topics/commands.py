@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -10,7 +9,7 @@ from typing import TYPE_CHECKING
 from kafka_groups.commands.backup import connection_flags
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.errors import CliError, TopicCommandError
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.render import OutputFormat, emit, stderr_line, stdout_line
 from kafka_groups.settings import ConnectionArgs, ConnectionSettings
 from kafka_topics.changes import (
     AlterResult,
@@ -70,10 +69,9 @@ def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -
         }
         CreationRegistry(access.settings).record_partitions(known)
     except CliError as exc:
-        print(
+        stderr_line(
             f"Warning: the creation time of the new partitions was not recorded ({exc}); consumers "
             "using the latest policy with a max age will treat them as of unknown age.",
-            file=sys.stderr,
         )
 
 
@@ -152,7 +150,7 @@ class CreateTopicRequest:
             problem = "The partitions must be greater than 0"
         if problem:
             if warn:
-                print(COLLISION_WARNING)
+                stdout_line(COLLISION_WARNING)
             raise TopicCommandError(problem)
         with cluster_session(self.connection, _api_timeout) as access:
             try:
@@ -164,10 +162,10 @@ class CreateTopicRequest:
                     _record_creation(access, {self.topic: (0, count or 0)})
             except TopicCommandError as exc:
                 if warn and exc.kafka_code != INVALID_CONFIG:
-                    print(COLLISION_WARNING)
+                    stdout_line(COLLISION_WARNING)
                 raise
         if warn:
-            print(COLLISION_WARNING)
+            stdout_line(COLLISION_WARNING)
         emit(CreateResult(self.topic, created), self.output)
 
 
@@ -209,10 +207,9 @@ class AlterTopicRequest:
                 if self.dry_run:
                     raise
                 # The partitions are added: a failure to name the groups is not the change's.
-                print(
+                stderr_line(
                     f"Warning: the partitions were added, but the consumer groups with offsets on the "
                     f"topics could not be listed ({exc.message}).",
-                    file=sys.stderr,
                 )
                 offsets, landing = {}, frozenset()
         groups = expansion_groups(offsets, {n: (before[n], self.partitions) for n in names}, landing)
@@ -221,7 +218,7 @@ class AlterTopicRequest:
         )
         emit(result, self.output)
         for line in result.guard_lines(self.connection):
-            print(line, file=sys.stderr)
+            stderr_line(line)
 
     def _send(
         self,
@@ -252,10 +249,9 @@ class AlterTopicRequest:
         wanted = {n: self.partitions for n in targets}
         units = {f"topic '{n}'": classify(sent.state, {n: before[n]}, {n: wanted[n]}) for n in targets}
         if all(landed is Landed.DONE for landed in units.values()):
-            print(
+            stderr_line(
                 f'Note: adding partitions answered "{sent.send_error}", but the topics have them: '
                 "the change is done.",
-                file=sys.stderr,
             )
             return None
         why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error

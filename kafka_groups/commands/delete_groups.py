@@ -6,7 +6,6 @@ offsets they remove to a backup file first, so ``--reset-offsets --from-file`` c
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,7 +25,7 @@ from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION, KafkaErrorInfo, error_info
 from kafka_groups.core.streams import input_partitions
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.render import OutputFormat, emit, stderr_line
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -111,10 +110,9 @@ class DeleteOffsetsRequest:
             error = error_info(REQUEST_TIMED_OUT)  # how the rows show a partition that did not change
             group_error, answers = None, dict.fromkeys(chosen, None if landed is Landed.DONE else error)
             if landed is Landed.DONE:
-                print(
+                stderr_line(
                     f'Note: deleting the offsets answered "{sent.send_error}", but reading them back '
                     "shows them gone: the deletion is done.",
-                    file=sys.stderr,
                 )
             else:
                 undo = undo_command(backup, [self.group], self.connection, tool) if backup else None
@@ -227,10 +225,9 @@ class GroupDeletion:
                     undo,
                 )
             else:
-                print(
+                stderr_line(
                     f'Note: deleting the groups answered "{sent.send_error}", but they are gone: '
                     "the deletion is done.",
-                    file=sys.stderr,
                 )
         if backup and (verdict is None or not verdict.units_in(Landed.UNKNOWN)):
             backup = narrow_backup(backup, {g: current[g] for g, error in answers.items() if error is None})

@@ -3,7 +3,6 @@ internal topics), keeping a backup of their committed offsets as the consumer-gr
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -17,7 +16,7 @@ from kafka_groups.core.javaorder import string_keys_order
 from kafka_groups.core.kafka_errors import KafkaErrorInfo
 from kafka_groups.core.streams import internal_topics
 from kafka_groups.errors import CliError, UsageError
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.render import OutputFormat, emit, stderr_line
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -89,10 +88,9 @@ class DeleteStreamsGroupsRequest:
                     continue
                 found = internal_topics(described[group])
                 for topic in found.not_inferred:
-                    print(
+                    stderr_line(
                         f"Warning: the internal topic '{topic}' is not named after the group '{group}' "
                         "and is not deleted with it.",
-                        file=sys.stderr,
                     )
                 if found.deletable:
                     topics[group] = found.deletable

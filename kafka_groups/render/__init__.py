@@ -50,6 +50,16 @@ def say(lines: Iterable[str], escape: bool = True) -> None:
         print(escape_controls(line, keep_newlines=True) if escape else line, file=sys.stderr, flush=True)
 
 
+def stderr_line(text: str) -> None:
+    """One line on stderr, as given (a warning or note whose wording the tests pin)."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def stdout_line(text: str) -> None:
+    """One line on stdout before the result (the Apache tools print some warnings there)."""
+    print(text)
+
+
 def emit(result: object, requested: OutputFormat, stream: TextIO | None = None) -> None:
     """Print ``result`` in the requested format."""
     from kafka_groups.render import registry
