@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 from kafka_groups.errors import ConfigError
 from kafka_groups.escape import escape_controls
+from kafka_groups.jaas import JaasEntry as JaasEntry  # kept importable from here
+from kafka_groups.jaas import parse_jaas as parse_jaas
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
@@ -163,52 +165,6 @@ class ClientSecurity:
     @property
     def uses_sasl(self) -> bool:
         return self.protocol in ("SASL_PLAINTEXT", "SASL_SSL")
-
-
-# -- JAAS ----------------------------------------------------------------------------------------
-
-_JAAS_TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|([^\s=";]+)|(=)|(;))')
-
-
-@dataclass(frozen=True)
-class JaasEntry:
-    module: str
-    flag: str
-    options: Mapping[str, str]
-
-
-def parse_jaas(text: str) -> JaasEntry:
-    """``LoginModule flag key=value key="quoted value";`` (one entry, as ``sasl.jaas.config``
-    takes it). Errors never quote the text, which holds secrets."""
-    tokens: list[tuple[str, bool]] = []  # (text, quoted)
-    pos = 0
-    text = text.strip()
-    while pos < len(text):
-        match = _JAAS_TOKEN.match(text, pos)
-        if match is None or match.end() == pos:
-            raise ConfigError('sasl.jaas.config is malformed (expected: LoginModule flag key="value" ...;)')
-        pos = match.end()
-        if match.group(1) is not None:
-            tokens.append((re.sub(r"\\(.)", r"\1", match.group(1)), True))
-        else:
-            tokens.append((match.group(2) or match.group(3) or match.group(4), False))
-    if len(tokens) < 3 or tokens[-1] != (";", False) or tokens[0][1] or tokens[1][1]:
-        raise ConfigError('sasl.jaas.config is malformed (expected: LoginModule flag key="value" ...;)')
-    module, flag = tokens[0][0], tokens[1][0]
-    if flag.lower() not in ("required", "requisite", "sufficient", "optional"):
-        raise ConfigError(f"sasl.jaas.config: unknown control flag after {module} (expected required)")
-    body = tokens[2:-1]
-    if (";", False) in body:
-        raise ConfigError("sasl.jaas.config holds more than one login module (the clients take one)")
-    if len(body) % 3:
-        raise ConfigError('sasl.jaas.config is malformed: expected key="value" options')
-    options: dict[str, str] = {}
-    for i in range(0, len(body), 3):
-        key, equals, value = body[i : i + 3]
-        if key[1] or equals != ("=", False) or value == ("=", False):
-            raise ConfigError('sasl.jaas.config is malformed: expected key="value" options')
-        options[key[0]] = value[0]
-    return JaasEntry(module, flag.lower(), options)
 
 
 # -- the properties ------------------------------------------------------------------------------
@@ -360,28 +316,39 @@ def redact(config: Mapping[str, object]) -> dict[str, object]:
     return {k: (REDACTED if k in SECRET_KEYS and v else v) for k, v in config.items()}
 
 
-def scrub(text: str, secrets: set[str]) -> str:
+def scrub(text: str, secrets: set[str] | frozenset[str]) -> str:
     """``text`` with every secret replaced, longest first (one may contain another)."""
     for secret in sorted(secrets, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     return text
 
 
-# Every secret the settings of this process hold, so that whatever is printed (errors, --debug
-# logs and tracebacks) can be scrubbed of them, whichever library put them in a message.
-KNOWN_SECRETS: set[str] = set()
+_SECRETS_ATTRIBUTE = "kafka_tools_secrets"
+
+
+def attach_secrets(exc: BaseException, secrets: frozenset[str]) -> None:
+    """Let a failure carry the secrets of the settings it was raised under, so that the entry
+    point scrubs its message and traceback of them (whichever library quoted one)."""
+    if secrets:
+        setattr(exc, _SECRETS_ATTRIBUTE, secrets_of(exc) | secrets)
+
+
+def secrets_of(exc: BaseException) -> frozenset[str]:
+    """The secrets :func:`attach_secrets` put on ``exc`` (none when it was raised elsewhere)."""
+    found: object = getattr(exc, _SECRETS_ATTRIBUTE, frozenset())
+    return found if isinstance(found, frozenset) else frozenset()
 
 
 class ScrubFilter(logging.Filter):
     """Scrubs secrets from log records; hides SASL exchanges, whose bytes can hold a password."""
 
-    def __init__(self, secrets: set[str] | None = None) -> None:
+    def __init__(self, secrets: set[str] | frozenset[str] | None = None) -> None:
         super().__init__()
-        self._secrets = secrets or set()
+        self._secrets = set(secrets or ())
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         if "SaslAuthenticateRequest" in message or "SaslBytesRequest" in message:
             message = "(a SASL authentication request; its bytes are not shown)"
-        record.msg, record.args = scrub(message, self._secrets | KNOWN_SECRETS), ()
+        record.msg, record.args = scrub(message, self._secrets), ()
         return True

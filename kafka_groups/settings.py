@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from kafka_groups.client_config import KNOWN_SECRETS, secret_values
+from kafka_groups.client_config import secret_values
 from kafka_groups.errors import ConfigError, UsageError
 from kafka_groups.escape import escape_controls
 from kafka_groups.properties import load_properties
@@ -67,10 +67,12 @@ class ConnectionSettings:
     properties: Mapping[str, str] = field(default_factory=dict)
     command_config: str | None = None
     debug: bool = False
+    # Every secret text the properties hold: whatever is printed under these settings (errors,
+    # --debug logs, tracebacks) is scrubbed of them. Derived, never given.
+    secrets: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        # Every settings object, however made, puts its secrets where all output is scrubbed.
-        KNOWN_SECRETS.update(secret_values(self.properties))
+        object.__setattr__(self, "secrets", frozenset(secret_values(self.properties)))
 
     @property
     def timeout_s(self) -> float:

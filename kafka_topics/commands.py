@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import connection_flags
+from kafka_groups.commands.session import cluster_session
 from kafka_groups.errors import CliError, TopicCommandError
-from kafka_groups.render import OutputFormat, emit
-from kafka_groups.settings import ConnectionArgs
+from kafka_groups.render import OutputFormat, emit, stderr_line, stdout_line
+from kafka_groups.settings import ConnectionArgs, ConnectionSettings
 from kafka_topics.changes import (
     AlterResult,
     CreateResult,
@@ -69,25 +69,21 @@ def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -
         }
         CreationRegistry(access.settings).record_partitions(known)
     except CliError as exc:
-        print(
+        stderr_line(
             f"Warning: the creation time of the new partitions was not recorded ({exc}); consumers "
             "using the latest policy with a max age will treat them as of unknown age.",
-            file=sys.stderr,
         )
 
 
-def _access(connection: ConnectionArgs) -> KafkaAccess:
-    """The access for a topic command. As kafka-topics.sh's Admin client, each call waits up to
-    ``default.api.timeout.ms`` from ``--command-config`` (60 s when not set)."""
+def _api_timeout(settings: ConnectionSettings) -> ConnectionSettings:
+    """As kafka-topics.sh's Admin client, each call waits up to ``default.api.timeout.ms`` from
+    ``--command-config`` (60 s when not set)."""
     from dataclasses import replace
 
-    from kafka_groups.access.cluster import KafkaAccess
-
-    settings = connection.resolve()
     given = settings.properties.get("default.api.timeout.ms", "").strip()
     if given.isdigit() and int(given) > 0:
         settings = replace(settings, timeout_ms=int(given))
-    return KafkaAccess(settings)
+    return settings
 
 
 def _matching(names: Iterable[str], topic: str | None, exclude_internal: bool, if_exists: bool) -> list[str]:
@@ -109,8 +105,7 @@ class DescribeTopicsRequest:
     output: OutputFormat = OutputFormat.AUTO
 
     def execute(self) -> None:
-        access = _access(self.connection)
-        try:
+        with cluster_session(self.connection, _api_timeout) as access:
             wanted_id = parse_topic_id(self.topic_id) if self.topic_id is not None else ZERO_UUID
             layout, live = access.topic_layout()
             by_id = wanted_id != ZERO_UUID
@@ -125,8 +120,6 @@ class DescribeTopicsRequest:
             else:
                 names = _matching(layout, self.topic, self.exclude_internal, self.if_exists)
             states, reassignments = access.describe_topics({n: layout[n][0] for n in names}, live)
-        finally:
-            access.close()
         if by_id:  # the Apache tool describes by id through Metadata, which has no ELR
             states = {n: without_elr(t) for n, t in states.items()}
         ordered = [states[n] for n in apache_topic_order(sorted(states))]
@@ -157,24 +150,22 @@ class CreateTopicRequest:
             problem = "The partitions must be greater than 0"
         if problem:
             if warn:
-                print(COLLISION_WARNING)
+                stdout_line(COLLISION_WARNING)
             raise TopicCommandError(problem)
-        access = _access(self.connection)
-        try:
-            created = access.create_topic(
-                self.topic, self.partitions, rf, assignment, configs, tolerate_exists=self.if_not_exists
-            )
-            if created:
-                count = len(assignment) if assignment else self.partitions
-                _record_creation(access, {self.topic: (0, count or 0)})
-        except TopicCommandError as exc:
-            if warn and exc.kafka_code != INVALID_CONFIG:
-                print(COLLISION_WARNING)
-            raise
-        finally:
-            access.close()
+        with cluster_session(self.connection, _api_timeout) as access:
+            try:
+                created = access.create_topic(
+                    self.topic, self.partitions, rf, assignment, configs, tolerate_exists=self.if_not_exists
+                )
+                if created:
+                    count = len(assignment) if assignment else self.partitions
+                    _record_creation(access, {self.topic: (0, count or 0)})
+            except TopicCommandError as exc:
+                if warn and exc.kafka_code != INVALID_CONFIG:
+                    stdout_line(COLLISION_WARNING)
+                raise
         if warn:
-            print(COLLISION_WARNING)
+            stdout_line(COLLISION_WARNING)
         emit(CreateResult(self.topic, created), self.output)
 
 
@@ -190,8 +181,7 @@ class AlterTopicRequest:
 
     def execute(self) -> None:
         assignment = parse_replica_assignment(self.replica_assignment or "")
-        access = _access(self.connection)
-        try:
+        with cluster_session(self.connection, _api_timeout) as access:
             # One protocol client for all of it: metadata, CreatePartitions, the groups' offsets.
             layout, _ = access.topic_layout()
             names = _matching(layout, self.topic, False, self.if_exists)
@@ -218,14 +208,11 @@ class AlterTopicRequest:
                 if self.dry_run:
                     raise
                 # The partitions are added: a failure to name the groups is not the change's.
-                print(
+                stderr_line(
                     f"Warning: the partitions were added, but the consumer groups with offsets on the "
                     f"topics could not be listed ({exc.message}).",
-                    file=sys.stderr,
                 )
                 offsets, landing, recorded = {}, frozenset(), {}
-        finally:
-            access.close()
         grown = {n: (before[n], self.partitions) for n in names}
         groups = expansion_groups(offsets, grown, landing, recorded)
         result = AlterResult(
@@ -233,7 +220,7 @@ class AlterTopicRequest:
         )
         emit(result, self.output)
         for line in result.guard_lines(self.connection):
-            print(line, file=sys.stderr)
+            stderr_line(line)
 
     def _send(
         self,
@@ -264,10 +251,9 @@ class AlterTopicRequest:
         wanted = {n: self.partitions for n in targets}
         units = {f"topic '{n}'": classify(sent.state, {n: before[n]}, {n: wanted[n]}) for n in targets}
         if all(landed is Landed.DONE for landed in units.values()):
-            print(
+            stderr_line(
                 f'Note: adding partitions answered "{sent.send_error}", but the topics have them: '
                 "the change is done.",
-                file=sys.stderr,
             )
             return None
         why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error
@@ -312,13 +298,10 @@ class DeleteTopicsRequest:
     output: OutputFormat = OutputFormat.AUTO
 
     def execute(self) -> None:
-        access = _access(self.connection)
-        try:
+        with cluster_session(self.connection, _api_timeout) as access:
             names = _matching(access.list_topics(), self.topic, False, self.if_exists)
             refuse_internal(names, self.topic, "delete")
             verdict = self._send(access, names) if names else None
-        finally:
-            access.close()
         emit(DeleteResult(tuple(names)), self.output)
         if verdict is not None:
             verdict.conclude()

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from kafka_groups.core.topics import TopicListResult
 from kafka_groups.errors import CliError
+
+# The names other modules import from here (several now live in kafka_groups.core.topics).
+__all__ = [
+    "INTERNAL_TOPICS",
+    "TopicListResult",
+    "compile_topic_filter",
+    "refuse_internal",
+    "select_topics",
+]
 
 # Topics the broker reports as internal.
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
-
-
-@dataclass(frozen=True)
-class TopicListResult:
-    topics: tuple[str, ...]
 
 
 def compile_topic_filter(raw: str) -> re.Pattern[str]:

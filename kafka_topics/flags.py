@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
 from kafka_groups.apache_argv import Arg, Opt, Parsed, parse, parse_long
@@ -10,6 +9,7 @@ from kafka_groups.cli.consumer_groups_flags import bootstrap_from_environment, c
 from kafka_groups.cli.runner import HELP, VERSION, Request
 from kafka_groups.core.selectors import check_topic_regex
 from kafka_groups.errors import UsageError
+from kafka_groups.render import stderr_line, stdout_line
 from kafka_topics.commands import (
     AlterTopicRequest,
     CreateTopicRequest,
@@ -81,10 +81,9 @@ def validate(p: Parsed) -> str:
             "Command must include exactly one action: --list, --describe, --create, --alter or --delete"
         )
     if p.has("delete-config"):
-        print(
+        stderr_line(
             "delete-config option is no longer supported and deprecated since version 4.0. "
             "The config will be fully removed in future releases.",
-            file=sys.stderr,
         )
     if not p.has("bootstrap-server") and not bootstrap_from_environment():
         raise UsageError("--bootstrap-server must be specified")
@@ -143,7 +142,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
         )
     if action == "describe":
         if p.has("topic") and p.has("topic-id") and p.has("if-exists"):
-            print(
+            stdout_line(
                 "Only topic id will be used when both --topic and --topic-id are specified "
                 "and topicId is not Uuid.ZERO_UUID"
             )

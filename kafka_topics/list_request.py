@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafka_groups.commands.session import cluster_session
 from kafka_groups.render import OutputFormat, emit
 from kafka_groups.settings import ConnectionArgs
 from kafka_topics.core import TopicListResult, select_topics
@@ -20,8 +21,6 @@ class ListTopicsRequest:
     output: OutputFormat = OutputFormat.AUTO
 
     def execute(self) -> None:
-        settings = self.connection.resolve()
-        from kafka_groups.access.cluster import KafkaAccess
-
-        names = KafkaAccess(settings).list_topics()
+        with cluster_session(self.connection) as access:
+            names = access.list_topics()
         emit(TopicListResult(select_topics(names, self.topic, self.exclude_internal)), self.output)

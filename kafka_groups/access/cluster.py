@@ -44,9 +44,16 @@ from kafka_groups.core.kafka_errors import (
     error_info,
 )
 from kafka_groups.core.streams import Assignment, StreamsGroup, StreamsMember, Subtopology, Tasks
+from kafka_groups.core.topics import (
+    NO_LEADER,
+    ConfigValue,
+    PartitionState,
+    Reassignment,
+    TopicState,
+    kafka_uuid,
+)
 from kafka_groups.errors import CliError, ClusterError, ConfigError, TopicCommandError
 from kafka_groups.settings import ConnectionSettings
-from kafka_topics.describe import NO_LEADER, ConfigValue, PartitionState, Reassignment, TopicState, kafka_uuid
 
 LIST_GROUPS_API_KEY = 16
 LIST_GROUPS_TYPES_VERSION = 5  # KIP-848: ListGroups v5 carries and filters the group type
@@ -65,7 +72,7 @@ def _quiet_client_logs(settings: ConnectionSettings) -> None:
         logging.basicConfig(level=logging.DEBUG)
         for handler in logging.getLogger().handlers:
             if not any(isinstance(f, ScrubFilter) for f in handler.filters):
-                handler.addFilter(ScrubFilter())
+                handler.addFilter(ScrubFilter(settings.secrets))
 
 
 class KafkaAccess:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from kafka_groups.apache_argv import did_you_mean, is_flag_form
-from kafka_groups.client_config import KNOWN_SECRETS, scrub
+from kafka_groups.client_config import scrub, secrets_of
 from kafka_groups.errors import CliError, ExitCode, UsageError
 from kafka_groups.escape import escape_controls
 
@@ -23,31 +23,35 @@ HELP = ("--help",)
 VERSION = ("--version",)
 
 
-def _print_error(message: str, label: str = "Error: ") -> None:
+def _print_error(message: str, label: str = "Error: ", secrets: frozenset[str] = frozenset()) -> None:
     # One line, with no control character that could act on the terminal (a group id, a file
     # or a property can hold ESC sequences).
-    print(escape_controls(scrub(f"{label}{message}", KNOWN_SECRETS)), file=sys.stderr)
+    print(escape_controls(scrub(f"{label}{message}", secrets)), file=sys.stderr)
 
 
-def _print_traceback() -> None:
-    print(scrub(traceback.format_exc(), KNOWN_SECRETS), file=sys.stderr, end="")
+def _print_traceback(secrets: frozenset[str]) -> None:
+    print(scrub(traceback.format_exc(), secrets), file=sys.stderr, end="")
 
 
 def _run_typer(load_app: Callable[[], Any], prog: str, args: Sequence[str]) -> int:
     import typer
-    from click.exceptions import Abort, ClickException, Exit
 
     command = typer.main.get_command(load_app())
     try:
         command.main(args=list(args), prog_name=prog, standalone_mode=False)
-    except Exit as exc:
+    except typer.Exit as exc:
         return int(exc.exit_code)
-    except ClickException as exc:
-        _print_error(exc.format_message().replace("\n", " "))
-        return ExitCode.USAGE
-    except Abort:
+    except typer.Abort:
         print("Aborted.", file=sys.stderr)
         return 130
+    except Exception as exc:
+        # A usage error from the Click inside Typer (click's, or Typer's own copy from 0.21 on):
+        # known by its interface, so that no private module is imported.
+        format_message = getattr(exc, "format_message", None)
+        if isinstance(exc, CliError) or not callable(format_message):
+            raise
+        _print_error(str(format_message()).replace("\n", " "))
+        return ExitCode.USAGE
     return ExitCode.OK
 
 
@@ -96,11 +100,12 @@ def run_tool(
             return ExitCode.OK
         return _run_typer(load_app, prog, argv)
     except CliError as exc:
+        secrets = secrets_of(exc)  # those of the settings it was raised under
         if debug:
-            _print_traceback()
-        _print_error(exc.message + getattr(exc, "hint", ""), exc.label)
+            _print_traceback(secrets)
+        _print_error(exc.message + getattr(exc, "hint", ""), exc.label, secrets)
         if exc.detail:
-            print(escape_controls(scrub(exc.detail, KNOWN_SECRETS), keep_newlines=True), file=sys.stderr)
+            print(escape_controls(scrub(exc.detail, secrets), keep_newlines=True), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("Aborted.", file=sys.stderr)
@@ -108,7 +113,9 @@ def run_tool(
     except BrokenPipeError:
         return ExitCode.OK
     except Exception as exc:
+        secrets = secrets_of(exc)
         if debug:
-            _print_traceback()
-        _print_error(f"unexpected failure: {type(exc).__name__}: {exc} (run with --debug for details)")
+            _print_traceback(secrets)
+        message = f"unexpected failure: {type(exc).__name__}: {exc} (run with --debug for details)"
+        _print_error(message, secrets=secrets)
         return ExitCode.ERROR

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from kafka_groups.core.describe import TopicPartition
-from kafka_groups.core.reset import ENV_MAX_PLAN_ROWS, backup_csv, max_plan_rows
+from kafka_groups.core.plan_file import ENV_MAX_PLAN_ROWS, backup_csv, max_plan_rows
 from kafka_groups.errors import CliError
 from kafka_groups.settings import ConnectionArgs
 

@@ -6,13 +6,13 @@ offsets they remove to a backup file first, so ``--reset-offsets --from-file`` c
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import check_command, narrow_backup, save_backup, undo_command, undo_hint
 from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, fault_point
+from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.delete import (
     WHOLE_TOPIC,
     GroupDeleteResult,
@@ -25,7 +25,7 @@ from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION, KafkaErrorInfo, error_info
 from kafka_groups.core.streams import input_partitions
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.render import OutputFormat, emit, stderr_line
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -63,14 +63,8 @@ class DeleteOffsetsRequest:
         if not self.streams and not self.topics:
             raise UsageError("Option [delete-offsets] takes the following options: [topic], [group]")
         explicit, whole = split_topic_args(self.topics)
-        settings = self.connection.resolve()
-        from kafka_groups.access.cluster import KafkaAccess
-
-        access = KafkaAccess(settings)
-        try:
+        with cluster_session(self.connection) as access:
             result, verdict = self._delete(access, explicit, whole)
-        finally:
-            access.close()
         emit(result, self.output)
         if verdict is not None:
             verdict.conclude()
@@ -116,10 +110,9 @@ class DeleteOffsetsRequest:
             error = error_info(REQUEST_TIMED_OUT)  # how the rows show a partition that did not change
             group_error, answers = None, dict.fromkeys(chosen, None if landed is Landed.DONE else error)
             if landed is Landed.DONE:
-                print(
+                stderr_line(
                     f'Note: deleting the offsets answered "{sent.send_error}", but reading them back '
                     "shows them gone: the deletion is done.",
-                    file=sys.stderr,
                 )
             else:
                 undo = undo_command(backup, [self.group], self.connection, tool) if backup else None
@@ -153,11 +146,7 @@ class DeleteGroupsRequest:
             if self.groups:
                 raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
             raise UsageError("Option [delete] takes one of these options: [all-groups], [group]")
-        settings = self.connection.resolve()
-        from kafka_groups.access.cluster import KafkaAccess
-
-        access = KafkaAccess(settings)
-        try:
+        with cluster_session(self.connection) as access:
             ids = access.consumer_group_ids() if self.all_groups else list(dict.fromkeys(self.groups))
             current: dict[str, dict[TopicPartition, int]] = {}
             expected: list[str] = []
@@ -170,8 +159,6 @@ class DeleteGroupsRequest:
                     expected = [g for g in held if g not in found or found[g].state in ("Empty", "Dead")]
             deletion = GroupDeletion(access, self.connection, "kafka-consumer-groups", self.backup_dir)
             answers, backup, verdict = deletion.run(ids, current, expected, _consumer_groups_left)
-        finally:
-            access.close()
         result = GroupDeleteResult.of(answers, backup)
         emit(result, self.output)
         if verdict is not None:
@@ -238,10 +225,9 @@ class GroupDeletion:
                     undo,
                 )
             else:
-                print(
+                stderr_line(
                     f'Note: deleting the groups answered "{sent.send_error}", but they are gone: '
                     "the deletion is done.",
-                    file=sys.stderr,
                 )
         if backup and (verdict is None or not verdict.units_in(Landed.UNKNOWN)):
             backup = narrow_backup(backup, {g: current[g] for g, error in answers.items() if error is None})

@@ -3,20 +3,20 @@ internal topics), keeping a backup of their committed offsets as the consumer-gr
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import connection_flags
 from kafka_groups.commands.delete_groups import MANY_GROUPS, GroupDeletion, finish
 from kafka_groups.commands.guard import Landed, Verdict, delete_topics
+from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.delete import GroupDeleteResult
 from kafka_groups.core.groups import select_streams_groups
 from kafka_groups.core.javaorder import string_keys_order
 from kafka_groups.core.kafka_errors import KafkaErrorInfo
 from kafka_groups.core.streams import internal_topics
 from kafka_groups.errors import CliError, UsageError
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.render import OutputFormat, emit, stderr_line
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -60,14 +60,8 @@ class DeleteStreamsGroupsRequest:
             if self.groups:
                 raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
             raise UsageError("Option [delete] takes one of these options: [all-groups], [group]")
-        settings = self.connection.resolve()
-        from kafka_groups.access.cluster import KafkaAccess
-
-        access = KafkaAccess(settings)
-        try:
+        with cluster_session(self.connection) as access:
             result, verdict = self._delete(access)
-        finally:
-            access.close()
         emit(result, self.output)
         if verdict is not None:
             verdict.conclude()
@@ -94,10 +88,9 @@ class DeleteStreamsGroupsRequest:
                     continue
                 found = internal_topics(described[group])
                 for topic in found.not_inferred:
-                    print(
+                    stderr_line(
                         f"Warning: the internal topic '{topic}' is not named after the group '{group}' "
                         "and is not deleted with it.",
-                        file=sys.stderr,
                     )
                 if found.deletable:
                     topics[group] = found.deletable

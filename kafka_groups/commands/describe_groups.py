@@ -6,6 +6,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.describe import (
     DescribedGroup,
     DescribeResult,
@@ -58,15 +59,11 @@ class DescribeGroupsRequest:
             raise UsageError("Option [describe] takes one of these options: [all-groups], [group]")
         if self.groups and self.all_groups:
             raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
-        settings = self.connection.resolve()
-        from kafka_groups.access.cluster import KafkaAccess
-
-        access = KafkaAccess(settings)
-        try:
-            with working("Describing consumer groups…", enabled=self.all_groups):
-                described, missing = self._gather(access, view)
-        finally:
-            access.close()
+        with (
+            cluster_session(self.connection) as access,
+            working("Describing consumer groups…", enabled=self.all_groups),
+        ):
+            described, missing = self._gather(access, view)
         emit(DescribeResult(view, self.verbose, tuple(described), tuple(missing)), self.output)
         if missing:
             names = ", ".join(f"'{g}'" for g in missing)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.streams import (
     DescribedStreamsGroup,
     StreamsDescribeResult,
@@ -40,15 +41,11 @@ class DescribeStreamsRequest:
             raise UsageError("Option [describe] takes one of these options: [all-groups], [group]")
         if self.groups and self.all_groups:
             raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
-        settings = self.connection.resolve()
-        from kafka_groups.access.cluster import KafkaAccess
-
-        access = KafkaAccess(settings)
-        try:
-            with working("Describing streams groups…", enabled=self.all_groups):
-                described, missing = self._gather(access)
-        finally:
-            access.close()
+        with (
+            cluster_session(self.connection) as access,
+            working("Describing streams groups…", enabled=self.all_groups),
+        ):
+            described, missing = self._gather(access)
         emit(StreamsDescribeResult(self.view, self.verbose, tuple(described), tuple(missing)), self.output)
         if missing:
             message = "; ".join(missing.values())

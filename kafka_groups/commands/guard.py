@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import enum
 import os
-import sys
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -156,22 +155,23 @@ def _read_back(
     left_ms: int,
     fresh: bool,
 ) -> tuple[S | None, str | None]:
-    from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.commands.session import cluster_session
 
-    reader = KafkaAccess(replace(settings, timeout_ms=left_ms)) if fresh else access
     try:
-        return read(reader), None
+        if not fresh:
+            return read(access), None
+        with cluster_session(replace(settings, timeout_ms=left_ms)) as reader:
+            return read(reader), None
     except CliError as exc:
         return None, exc.message
-    finally:
-        if reader is not access:
-            reader.close()
 
 
 def announce(text: str | None) -> None:
     """The backup and its undo, on stderr, before anything is sent."""
     if text:
-        print(text, file=sys.stderr, flush=True)
+        from kafka_groups.render import say
+
+        say([text], escape=False)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.groups import (
     CONSUMER_GROUP_TYPES,
     GroupListResult,
@@ -34,14 +35,8 @@ class ListGroupsRequest:
         else:
             states = parse_state_filter(self.state)
             types = parse_type_filter(self.group_type)
-        settings = self.connection.resolve()
-        from kafka_groups.access.cluster import KafkaAccess
-
-        access = KafkaAccess(settings)
-        try:
+        with cluster_session(self.connection) as access:
             listings = access.list_groups(types or frozenset(CONSUMER_GROUP_TYPES))
-        finally:
-            access.close()
         chosen = (
             select_streams_groups(listings, states)
             if self.streams

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.javaorder import hashmap_order, string_keys_order, topic_partition_hash
 from kafka_groups.core.kafka_errors import KafkaErrorInfo, denied
-from kafka_groups.core.reset import parse_topic_arg
+from kafka_groups.core.reset_args import parse_topic_arg
 
 # Group-level errors the Apache tool words with the error's own message.
 _GROUP_LEVEL = frozenset(

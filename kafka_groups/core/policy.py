@@ -66,7 +66,7 @@ _ON_START = frozenset({Start.EARLIEST_ON_START, Start.LATEST_ON_START})
 
 def parse_duration(text: str, what: str) -> int:
     """An ISO-8601 duration (``PT10M``, ``P1D``) in milliseconds; it must be positive."""
-    from kafka_groups.core.reset import parse_duration_ms
+    from kafka_groups.core.reset_args import parse_duration_ms
 
     try:
         ms = parse_duration_ms(text)

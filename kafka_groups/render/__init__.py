@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import os
 import sys
+from collections.abc import Iterable
 from typing import TextIO
 
 from kafka_groups.escape import escape_controls
@@ -40,6 +41,23 @@ def wants_detail(requested: OutputFormat) -> bool:
     """Whether the output shows more than the Apache text layout (log bounds, current offsets),
     so commands fetch that data only when it will be shown."""
     return resolve_format(requested, sys.stdout) is not OutputFormat.TEXT
+
+
+def say(lines: Iterable[str], escape: bool = True) -> None:
+    """Lines on stderr that must reach the user now (a warning before the cluster is contacted;
+    a backup and its undo before anything is sent), each flushed as it is printed."""
+    for line in lines:
+        print(escape_controls(line, keep_newlines=True) if escape else line, file=sys.stderr, flush=True)
+
+
+def stderr_line(text: str) -> None:
+    """One line on stderr, as given (a warning or note whose wording the tests pin)."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def stdout_line(text: str) -> None:
+    """One line on stdout before the result (the Apache tools print some warnings there)."""
+    print(text)
 
 
 def emit(result: object, requested: OutputFormat, stream: TextIO | None = None) -> None:

@@ -38,7 +38,7 @@ def renderer_for(result: object) -> Renderer:
     if isinstance(result, GroupListResult):
         return Renderer(groups_list.text, groups_list.table, groups_list.json, groups_list.csv)
     from kafka_groups.core.describe import DescribeResult
-    from kafka_topics.core import TopicListResult
+    from kafka_groups.core.topics import TopicListResult
 
     if isinstance(result, DescribeResult):
         return Renderer(describe.text, describe.table, describe.json, describe.csv, describe.notices, True)
@@ -51,7 +51,7 @@ def renderer_for(result: object) -> Renderer:
         from kafka_groups.render import streams
 
         return Renderer(streams.text, streams.table, streams.json, streams.csv)
-    from kafka_groups.commands.reset_offsets import ResetResult
+    from kafka_groups.core.reset_plan import ResetResult
 
     if isinstance(result, ResetResult):
         from kafka_groups.render import reset
@@ -67,8 +67,7 @@ def renderer_for(result: object) -> Renderer:
         from kafka_groups.render import delete
 
         return Renderer(delete.groups_text, delete.groups_table, delete.groups_json, delete.groups_csv)
-    from kafka_topics.changes import AlterResult, CreateResult, DeleteResult
-    from kafka_topics.describe import TopicDescribeResult
+    from kafka_groups.core.topics import AlterResult, CreateResult, DeleteResult, TopicDescribeResult
 
     kinds = {
         TopicDescribeResult: "describe",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kafka_groups.commands.reset_offsets import ResetResult
-from kafka_groups.core.reset import export_csv
+from kafka_groups.core.plan_file import export_csv
+from kafka_groups.core.reset_plan import ResetResult
+from kafka_groups.render import say
 
 if TYPE_CHECKING:
     from kafka_groups.render.registry import TableSpec
@@ -16,26 +17,26 @@ JSON_SCHEMA = "kafka-group-tools/reset-plan/v1"
 def text(result: ResetResult) -> str:
     out = "".join(
         f"\nWarn: Partition {p} from topic {t} is empty. Falling back to latest known offset.\n"
-        for plan in result.plans
+        for plan in result.plan.groups
         for t, p in plan.fallbacks
     )
     if result.streams:
         out = "".join(f"\nError: {m}\n" for m in result.messages) + out
     if result.export:
-        return out + export_csv(result.plans, result.single_group)
+        return out + export_csv(result.plan.groups, result.single_group)
     if result.streams:
         return out + _streams_table(result)
-    groups = [p.group for p in result.plans] + [g for g, _ in result.refused]
+    groups = [p.group for p in result.plan.groups] + [g for g, _ in result.plan.refused]
     if not groups:
         return out + "\n"
     gw = max([15, *(len(g) for g in groups)])
-    tw = max([15, *(len(t) for p in result.plans for t, _ in p.offsets)])
+    tw = max([15, *(len(t) for p in result.plan.groups for t, _ in p.offsets)])
 
     def line(group: str, topic: str, partition: str, offset: str) -> str:
         return f"\n{group.ljust(gw)} {topic.ljust(tw)} {partition.ljust(10)} {offset}"
 
     parts = [out, line("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")]
-    for plan in result.plans:
+    for plan in result.plan.groups:
         parts.extend(line(plan.group, t, str(p), str(o)) for (t, p), o in plan.offsets.items())
     parts.append("\n")
     return "".join(parts)
@@ -47,22 +48,23 @@ def _streams_table(result: ResetResult) -> str:
     def line(group: str, topic: str, partition: str, offset: str) -> str:
         return f"\n{group.ljust(30)} {topic.ljust(30)} {partition.ljust(10)} {offset.ljust(15)}"
 
-    if not result.plans and not result.refused:
+    if not result.plan.groups and not result.plan.refused:
         return "\n"
     parts = [line("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")]
-    for plan in result.plans:
+    for plan in result.plan.groups:
         parts.extend(line(plan.group, t, str(p), str(o)) for (t, p), o in plan.offsets.items())
     return "".join(parts) + "\n"
 
 
 def notices(result: ResetResult) -> list[str]:
-    return [f"Warning: {w}" for plan in result.plans for w in plan.warnings]
+    return [f"Warning: {w}" for plan in result.plan.groups for w in plan.warnings]
 
 
 def _rows(result: ResetResult) -> list[tuple[str, str, int, int | None, int]]:
+    current = result.plan.current
     return [
-        (plan.group, topic, partition, result.current.get(plan.group, {}).get((topic, partition)), offset)
-        for plan in result.plans
+        (plan.group, topic, partition, current.get(plan.group, {}).get((topic, partition)), offset)
+        for plan in result.plan.groups
         for (topic, partition), offset in sorted(plan.offsets.items())
     ]
 
@@ -79,7 +81,7 @@ def table(result: ResetResult) -> TableSpec:
         styles.append("" if current == new else "bold")
     verb = "Reset" if result.executed else "Plan (dry run; add --execute to apply)"
     return TableSpec(
-        f"{verb}: {len(rows)} partition(s) in {len(result.plans)} group(s)",
+        f"{verb}: {len(rows)} partition(s) in {len(result.plan.groups)} group(s)",
         ["GROUP", "TOPIC", "PARTITION", "CURRENT", "NEW", "CHANGE"],
         rows,
         styles,
@@ -99,19 +101,19 @@ def json(result: ResetResult) -> dict[str, Any]:
                     {
                         "topic": topic,
                         "partition": partition,
-                        "current_offset": result.current.get(plan.group, {}).get((topic, partition)),
+                        "current_offset": result.plan.current.get(plan.group, {}).get((topic, partition)),
                         "new_offset": offset,
-                        "log_start_offset": result.starts.get((topic, partition)),
-                        "log_end_offset": result.ends.get((topic, partition)),
+                        "log_start_offset": result.plan.starts.get((topic, partition)),
+                        "log_end_offset": result.plan.ends.get((topic, partition)),
                     }
                     for (topic, partition), offset in sorted(plan.offsets.items())
                 ],
                 "warnings": list(plan.warnings),
                 "fell_back_to_latest": [{"topic": t, "partition": p} for t, p in plan.fallbacks],
             }
-            for plan in result.plans
+            for plan in result.plan.groups
         ],
-        "refused": [{"group": g, "state": s} for g, s in result.refused],
+        "refused": [{"group": g, "state": s} for g, s in result.plan.refused],
         "failed": [{"group": g, "reason": r} for g, r in result.failed],
     }
 
@@ -119,3 +121,18 @@ def json(result: ResetResult) -> dict[str, Any]:
 def csv(result: ResetResult) -> list[list[str]]:
     header = ["group", "topic", "partition", "current_offset", "new_offset"]
     return [header] + [[g, t, str(p), "" if c is None else str(c), str(n)] for g, t, p, c, n in _rows(result)]
+
+
+def report(result: ResetResult) -> None:
+    """After the plan (or what the commit did): the read-back notes, then, as the Apache tool,
+    one error line per active consumer group that was not reset (streams print theirs above)."""
+    say(result.notes, escape=False)
+    refused = () if result.streams else result.plan.refused
+    say(
+        [
+            f"Error: Assignments can only be reset if the group '{group}' is inactive, "
+            f"but the current state is {state}."
+            for group, state in refused
+        ],
+        escape=False,
+    )

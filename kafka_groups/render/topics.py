@@ -5,8 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.core.times import iso_utc_ms
-from kafka_topics.changes import AlterResult, CreateResult, DeleteResult
-from kafka_topics.describe import NO_LEADER, ZERO_UUID, TopicDescribeResult, partition_line, topic_line
+from kafka_groups.core.topics import (
+    NO_LEADER,
+    ZERO_UUID,
+    AlterResult,
+    CreateResult,
+    DeleteResult,
+    TopicDescribeResult,
+    partition_line,
+    topic_line,
+)
 
 if TYPE_CHECKING:
     from kafka_groups.render.registry import TableSpec

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kafka_topics.core import TopicListResult
+from kafka_groups.core.topics import TopicListResult
 
 if TYPE_CHECKING:
     from kafka_groups.render.registry import TableSpec

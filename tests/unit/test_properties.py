@@ -42,3 +42,25 @@ def test_malformed_unicode_escape_is_a_config_error():
 def test_missing_file_is_one_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="cannot read --command-config file"):
         load_properties(str(tmp_path / "absent.properties"))
+
+
+def test_escaped_non_bmp_character_is_one_character():
+    # An emoji written as its UTF-16 surrogate pair, as Java's native2ascii writes it: Java
+    # reads one character, and so must we (never two broken halves).
+    props = parse_properties("greeting=hi \\ud83d\\ude00\nsasl.password=p\\u00e4ss\\uD83D\\uDE80\n")
+    assert props == {"greeting": "hi \U0001f600", "sasl.password": "päss\U0001f680"}
+    assert all(not 0xD800 <= ord(c) <= 0xDFFF for value in props.values() for c in value)
+
+
+def test_escaped_non_bmp_character_in_a_file(tmp_path):
+    path = tmp_path / "client.properties"
+    path.write_bytes(b"client.id=app-\\ud83d\\ude00\n")
+    assert load_properties(str(path)) == {"client.id": "app-\U0001f600"}
+
+
+def test_malformed_unicode_escape_names_the_file(tmp_path):
+    path = tmp_path / "bad.properties"
+    path.write_text("a=\\u12\n")
+    with pytest.raises(ConfigError) as caught:
+        load_properties(str(path))
+    assert caught.value.message == f"{path}: malformed \\uxxxx escape"

@@ -1,0 +1,150 @@
+"""``--reset-offsets``, step one: read from the cluster what the planner needs (a
+:class:`~kafka_groups.core.reset_plan.Snapshot`), and no more than it needs: the pure steps of
+:mod:`kafka_groups.core.reset_plan` say which partitions come next. Refusals that make further
+reads pointless (a group that is not a streams group, a partition that does not exist) are
+raised here, before offsets are listed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from kafka_groups.core.describe import TopicPartition
+from kafka_groups.core.reset import Scenario
+from kafka_groups.core.reset_plan import (
+    GroupFacts,
+    ResetRequest,
+    Snapshot,
+    check_file_groups,
+    check_partitions,
+    chosen_internal_topics,
+    leave_outside,
+    scopes,
+    split_refused,
+    stamps,
+    whole_topics,
+)
+from kafka_groups.errors import NotFoundError
+
+if TYPE_CHECKING:
+    from kafka_groups.access.cluster import KafkaAccess
+
+# Scenarios that read the committed offsets.
+NEEDS_COMMITTED = frozenset({Scenario.SHIFT_BY, Scenario.TO_CURRENT, Scenario.TO_NEAREST})
+# Scenarios that read log start offsets (to plan or to clamp).
+NEEDS_START = frozenset(
+    {Scenario.TO_EARLIEST, Scenario.TO_OFFSET, Scenario.SHIFT_BY, Scenario.FROM_FILE, Scenario.TO_NEAREST}
+)
+
+
+def committed_offsets(
+    access: KafkaAccess, groups: list[str], many: bool
+) -> dict[str, dict[TopicPartition, int]]:
+    fetched = access.committed_offsets(groups, many=many)
+    return {g: {tp: c.offset for tp, c in offsets.items()} for g, offsets in fetched.items()}
+
+
+def gather_groups(
+    access: KafkaAccess, request: ResetRequest, groups: tuple[str, ...], all_groups: bool
+) -> Snapshot:
+    """The groups to reset and what the planner needs to know about each."""
+    detailed = request.spec.scenario is Scenario.TO_START_TIME
+    if request.streams:
+        ids = access.streams_group_ids() if all_groups else list(dict.fromkeys(groups))
+        described, missing = access.describe_streams_groups(ids)
+        if missing:
+            # Committing offsets for a group no broker knows as a streams group would
+            # make a group of another kind: refused before anything is written.
+            raise NotFoundError("; ".join(missing[g] for g in ids if g in missing))
+        facts = {g: GroupFacts(d.state, d.creation_time_ms, d) for g, d in described.items()}
+        supported = all(d.creation_time_ms is not None for d in described.values())
+        return _with_starts(access, request, Snapshot(tuple(ids), facts), supported)
+    ids = access.consumer_group_ids() if all_groups else list(dict.fromkeys(groups))
+    # KIP-1282: the broker's creation times where it has them (else the recorded starts).
+    supported = detailed and access.supports_group_creation_time()
+    found, _missing = access.describe_groups(ids, detailed=supported)
+    # A group that does not exist is Dead, which may be reset (it is created).
+    facts = {g: GroupFacts(d.state, d.creation_time_ms) for g, d in found.items()}
+    return _with_starts(access, request, Snapshot(tuple(ids), facts), supported)
+
+
+def _with_starts(access: KafkaAccess, request: ResetRequest, snapshot: Snapshot, supported: bool) -> Snapshot:
+    """--to-start-time: each group's start, the broker's creation time or else the start our
+    consumer helper or pipeline recorded; one stderr line names the source. ``supported``:
+    the broker can report creation times (which decides the KIP's refusal text)."""
+    if request.spec.scenario is not Scenario.TO_START_TIME:
+        return snapshot
+    from kafka_groups.access.policy_io import group_starts
+    from kafka_groups.core.start_time import source_notice, start_time_refusal
+    from kafka_groups.render import say
+
+    facts = snapshot.facts
+    broker = {g: facts[g].creation_time_ms if g in facts else None for g in snapshot.ids}
+    starts = group_starts(access.settings, list(snapshot.ids), broker)
+    lacking = [g for g in snapshot.ids if g not in starts]
+    if lacking:
+        raise start_time_refusal(lacking[0], supported)
+    if starts:
+        say([source_notice(starts)])
+    dead = GroupFacts("Dead")
+    started = {g: replace(facts.get(g, dead), start_ms=s.time_ms) for g, s in starts.items()}
+    return replace(snapshot, facts={**facts, **started})
+
+
+def gather(
+    access: KafkaAccess,
+    request: ResetRequest,
+    groups: tuple[str, ...],
+    all_groups: bool,
+    detail: bool,
+) -> Snapshot:
+    """Everything :func:`~kafka_groups.core.reset_plan.plan_reset` reads. ``detail``: the
+    output shows current offsets and log bounds (a richer format than the Apache text)."""
+    from kafka_groups.access.cluster import PROTOCOL_LAYER_THRESHOLD
+
+    spec = request.spec
+    snapshot = gather_groups(access, request, groups, all_groups)
+    _refused, allowed = split_refused(snapshot)
+    check_file_groups(spec, snapshot.ids)
+    # Committed offsets serve the all-topics scope, shift/current/nearest, backups and the
+    # richer outputs; a plain dry run of the other scenarios does without them.
+    wanted = request.all_topics or request.execute or detail or spec.scenario in NEEDS_COMMITTED
+    wanted = wanted or (request.streams and bool(request.topics))  # the topics must be the group's
+    if request.all_topics:  # the scope is the committed offsets: size unknown until read
+        many = access.partition_count() > PROTOCOL_LAYER_THRESHOLD
+        snapshot = replace(snapshot, committed=committed_offsets(access, allowed, many))
+    whole = whole_topics(request)
+    if whole:
+        snapshot = replace(snapshot, partitions=access.topic_partitions(set(whole)))
+    scope = scopes(request, snapshot, allowed)
+    every = {tp for s in scope.values() for tp in s}
+    if wanted and not request.all_topics:
+        many = len(every) > PROTOCOL_LAYER_THRESHOLD
+        snapshot = replace(snapshot, committed=committed_offsets(access, allowed, many))
+    if every:
+        known = access.topic_partitions({t for t, _ in every})
+        snapshot = replace(snapshot, partitions={**snapshot.partitions, **known})
+        check_partitions(every, snapshot.partitions)
+    chosen_internal_topics(request, snapshot, allowed)  # a named topic no group owns: refused now
+    leave_outside(request, snapshot, allowed, scope)
+    every = {tp for s in scope.values() for tp in s}
+    # Only the offsets the scenario (or a richer output) needs: thousands of partitions
+    # make every ListOffsets round count.
+    ends, starts = access.log_offsets(
+        every,
+        earliest=detail or spec.scenario in NEEDS_START,
+        latest=detail or spec.scenario is not Scenario.TO_EARLIEST,
+    )
+    snapshot = replace(
+        snapshot,
+        ends={tp: o for tp, o in ends.items() if o is not None},
+        starts={tp: o for tp, o in starts.items() if o is not None},
+    )
+    # One ListOffsets-by-time per distinct timestamp (every group shares --to-datetime's),
+    # over all the partitions of the groups that use it.
+    instants = stamps(request, snapshot, allowed)
+    by_time = {}
+    for stamp in set(instants.values()):
+        partitions = {tp for g in allowed if instants[g] == stamp for tp in scope[g]}
+        by_time[stamp] = access.offsets_for_time(partitions, stamp)
+    return replace(snapshot, by_time=by_time)

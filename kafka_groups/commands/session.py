@@ -1,0 +1,38 @@
+"""The one way a command reaches the cluster: resolve the connection settings, open the
+access, always close it. Any failure raised inside carries the settings' secrets, so that the
+entry point scrubs them from what it prints (there is no process-wide list of secrets)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from kafka_groups.client_config import attach_secrets
+from kafka_groups.settings import ConnectionArgs, ConnectionSettings
+
+if TYPE_CHECKING:
+    from kafka_groups.access.cluster import KafkaAccess
+
+
+@contextmanager
+def cluster_session(
+    connection: ConnectionArgs | ConnectionSettings,
+    adjust: Callable[[ConnectionSettings], ConnectionSettings] | None = None,
+) -> Iterator[KafkaAccess]:
+    """``with cluster_session(self.connection) as access: ...``: the access, closed on the
+    way out. ``adjust`` changes the resolved settings first (kafka-topics' API timeout)."""
+    settings = connection if isinstance(connection, ConnectionSettings) else connection.resolve()
+    if adjust is not None:
+        settings = adjust(settings)
+    from kafka_groups.access.cluster import KafkaAccess
+
+    try:
+        access = KafkaAccess(settings)
+        try:
+            yield access
+        finally:
+            access.close()
+    except BaseException as exc:
+        attach_secrets(exc, settings.secrets)
+        raise

@@ -1,0 +1,241 @@
+"""Reset plan files (``--from-file``): read as a stream with bounded lines and rows, strictly
+(a damaged file changes nothing), and written (``--export``'s Apache CSV, and our backups)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, BinaryIO
+
+from kafka_groups.core.describe import TopicPartition
+from kafka_groups.core.reset_args import JAVA_INT_MAX, JAVA_LONG_MAX, JAVA_LONG_MIN
+from kafka_groups.errors import UsageError
+
+if TYPE_CHECKING:
+    from kafka_groups.core.reset import GroupPlan
+
+# A plan file is read line by line, never whole: a line longer than this is not a plan row
+# (a topic name has at most 249 characters), so /dev/zero or a binary file fails at once.
+MAX_PLAN_LINE_BYTES = 64 * 1024
+# The most rows one --from-file reset takes. Every row's offsets are held, looked up, backed up
+# and committed: 50,000 rows execute in about 90 MB (peak RSS), within the tools' 100 MB
+# budget. A longer plan is refused before the cluster is contacted; it can be split (by group
+# or by topic), or the limit raised with ENV_MAX_PLAN_ROWS where memory allows.
+MAX_PLAN_ROWS = 50_000
+ENV_MAX_PLAN_ROWS = "KAFKA_TOOLS_MAX_PLAN_ROWS"
+# Errors that name items (unknown partitions) list at most this many, then a count.
+FEW = 5
+_BOM = "\ufeff"
+_COLUMNS_4 = "group,topic,partition,offset"
+_COLUMNS_3 = "topic,partition,offset"
+
+
+def few(items: Sequence[str], limit: int = FEW) -> str:
+    """At most ``limit`` items, comma-separated, then how many more there are."""
+    shown = ",".join(items[:limit])
+    rest = len(items) - limit
+    return f"{shown} and {rest:,} more" if rest > 0 else shown
+
+
+def plan_lines(stream: BinaryIO, source: str) -> Iterator[str]:
+    """The lines of a plan file as text, each read with a bounded buffer: a line over
+    :data:`MAX_PLAN_LINE_BYTES`, or one that is not UTF-8 text, stops the reading with its
+    number. A UTF-8 byte order mark before the first line is dropped."""
+    number = 0
+    while True:
+        raw = stream.readline(MAX_PLAN_LINE_BYTES + 1)
+        if not raw:
+            return
+        number += 1
+        where = f"--from-file {source} line {number}"
+        if len(raw) > MAX_PLAN_LINE_BYTES:
+            raise UsageError(
+                f"{where} is longer than {MAX_PLAN_LINE_BYTES // 1024} KiB: not a reset plan (CSV text)"
+            )
+        if b"\0" in raw:
+            raise UsageError(f"{where} holds a NUL byte: not a reset plan (CSV text)")
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{where} is not UTF-8 text: not a reset plan (CSV text)") from None
+        if number == 1 and line.startswith(_BOM):
+            line = line[1:]
+        yield line
+
+
+def parse_plan_csv(
+    text: str, groups: Sequence[str], source: str, skipped: dict[str, int] | None = None
+) -> dict[str, dict[TopicPartition, int]]:
+    """A reset plan given as text (see :func:`parse_plan`)."""
+    return parse_plan((line + "\n" for line in text.split("\n")), groups, source, skipped=skipped)
+
+
+def max_plan_rows(environ: Mapping[str, str]) -> int:
+    """The row limit: :data:`MAX_PLAN_ROWS`, or a positive whole number in ENV_MAX_PLAN_ROWS."""
+    raw = environ.get(ENV_MAX_PLAN_ROWS, "").strip()
+    if not raw:
+        return MAX_PLAN_ROWS
+    if not re.fullmatch(r"[0-9]{1,12}", raw) or int(raw) == 0:
+        raise UsageError(f"{ENV_MAX_PLAN_ROWS} must be a positive whole number of rows, got '{raw}'")
+    return int(raw)
+
+
+def read_plan(
+    path: str,
+    groups: Sequence[str],
+    environ: Mapping[str, str] | None = None,
+    skipped: dict[str, int] | None = None,
+) -> dict[str, dict[TopicPartition, int]]:
+    """A reset plan file, read as a stream (see :func:`plan_lines` and :func:`parse_plan`)."""
+    import os
+
+    limit = max_plan_rows(os.environ if environ is None else environ)
+    try:
+        with open(path, "rb") as stream:
+            return parse_plan(plan_lines(stream, path), groups, path, limit, skipped)
+    except OSError as exc:
+        raise UsageError(f"cannot read --from-file {path}: {exc.strerror or exc}") from None
+
+
+def parse_plan(
+    lines: Iterable[str],
+    groups: Sequence[str],
+    source: str,
+    max_rows: int | None = None,
+    skipped: dict[str, int] | None = None,
+) -> dict[str, dict[TopicPartition, int]]:
+    """A reset plan: ``topic,partition,offset`` (one ``--group``) or
+    ``group,topic,partition,offset`` (either tool's export and our backups), one row a line.
+
+    Stricter than the Apache tool, so that a damaged file changes nothing: every row must
+    parse, no row may repeat a partition, and there are at most ``max_rows`` rows
+    (:data:`MAX_PLAN_ROWS` by default). The first bad line stops the reading, with its number.
+    Blank lines at the end are ignored. As in the Apache tool, the rows of groups that are not
+    being reset are left out (a two-group export replayed for one group); ``skipped`` counts
+    them per group. A plan with no row for the groups being reset is refused."""
+    plan: dict[str, dict[TopicPartition, int]] = {}
+    others: dict[str, int] = {} if skipped is None else skipped
+    names: dict[str, str] = {}  # one string object per distinct group or topic name
+    single: bool | None = None  # decided by the first row
+    blanks: list[tuple[int, str]] = []  # blank lines, an error only if a row follows them
+    rows = 0
+    limit = MAX_PLAN_ROWS if max_rows is None else max_rows
+    for number, raw in enumerate(lines, start=1):
+        line = raw.rstrip("\n").rstrip("\r")
+        if not line.strip():
+            blanks.append((number, line))
+            continue
+        for pending in [*blanks, (number, line)]:
+            rows += 1
+            if rows > limit:
+                raise UsageError(
+                    f"--from-file {source} has more than {limit:,} rows, the most one reset takes: "
+                    f"split the plan (by group or topic) or raise {ENV_MAX_PLAN_ROWS}"
+                )
+            cells = _split_csv(pending[1])
+            if single is None:
+                single = len(groups) == 1 and len(cells) == 3
+            _add_row(plan, names, cells, pending[0], single, groups, source, others)
+        blanks.clear()
+    if single is None:
+        raise UsageError(f"--from-file {source} is empty")
+    if not plan and others:
+        first = next(iter(others))
+        raise UsageError(
+            f"--from-file {source} has no row for the groups being reset: group '{first}' is not one of "
+            f"the groups being reset, nor are the other {sum(others.values()):,} row(s)' groups"
+        )
+    return plan
+
+
+def _add_row(
+    plan: dict[str, dict[TopicPartition, int]],
+    names: dict[str, str],
+    cells: list[str],
+    number: int,
+    single: bool,
+    groups: Sequence[str],
+    source: str,
+    others: dict[str, int],
+) -> None:
+    where = f"--from-file {source} line {number}"
+    # With one --group the first row decides the layout: its errors name both layouts.
+    both = (
+        f"expected 4 columns ({_COLUMNS_4}) or 3 ({_COLUMNS_3})" if len(groups) == 1 and number == 1 else ""
+    )
+    expected = 3 if single else 4
+    if len(cells) != expected:
+        columns = _COLUMNS_3 if single else _COLUMNS_4
+        raise UsageError(f"{where}: {both or f'expected {expected} columns ({columns})'}, found {len(cells)}")
+    if single:
+        group, (topic, partition, offset) = groups[0], cells
+    else:
+        group, topic, partition, offset = cells
+    for what, value in (("partition", partition), ("offset", offset)):
+        if not _is_int(value):
+            if both and single:
+                raise UsageError(f"{where}: {both}: the {what} '{value}' is not a number")
+            raise UsageError(
+                f"{where}: the {what} '{value}' is not a number (partition and offset must be whole numbers)"
+            )
+    p, o = int(partition), int(offset)
+    if not 0 <= p <= JAVA_INT_MAX:
+        raise UsageError(f"{where}: partition {partition} is out of range (0 to {JAVA_INT_MAX})")
+    if not JAVA_LONG_MIN <= o <= JAVA_LONG_MAX:
+        raise UsageError(f"{where}: offset {offset} is out of range (a Java long)")
+    if groups and group not in groups:  # another group's row: left out, and counted
+        group = names.setdefault(group, group)
+        others[group] = others.get(group, 0) + 1
+        return
+    group = names.setdefault(group, group)
+    topic = names.setdefault(topic, topic)
+    offsets = plan.setdefault(group, {})
+    tp = (topic, p)
+    if tp in offsets:
+        raise UsageError(f"{where}: {topic}-{partition} of group '{group}' appears twice")
+    offsets[tp] = o
+
+
+def _is_int(text: str) -> bool:
+    return re.fullmatch(r"[+-]?[0-9]+", text) is not None
+
+
+def _split_csv(line: str) -> list[str]:
+    import csv
+
+    try:
+        return next(csv.reader([line]), [])
+    except csv.Error:
+        return [line]  # an unbalanced quote: reported as a column-count error
+
+
+_NEEDS_QUOTES = re.compile(r"[\x00-\x2c]")
+
+
+def _csv_cell(value: str) -> str:
+    # Jackson's CSV writer quotes a value holding any character below '-' (space, comma, quote...).
+    if _NEEDS_QUOTES.search(value):
+        return '"' + value.replace('"', '""') + '"'
+    return value
+
+
+def export_csv(plans: Sequence[GroupPlan], single_group: bool) -> str:
+    """``--export``: the Apache CSV, ``topic,partition,offset`` for exactly one ``--group``,
+    ``group,topic,partition,offset`` otherwise; no header; a blank line at the end."""
+    lines = []
+    for plan in plans:
+        for (topic, partition), offset in plan.offsets.items():
+            cells = [topic, str(partition), str(offset)]
+            if not single_group:
+                cells.insert(0, plan.group)
+            lines.append(",".join(_csv_cell(c) for c in cells) + "\n")
+    return "".join(lines) + "\n"
+
+
+def backup_csv(current: Mapping[str, Mapping[TopicPartition, int]]) -> str:
+    """The committed offsets a reset is about to replace, as a plan file both tools execute."""
+    rows = []
+    for group in sorted(current):
+        for (topic, partition), offset in sorted(current[group].items()):
+            rows.append(",".join(_csv_cell(c) for c in (group, topic, str(partition), str(offset))) + "\n")
+    return "".join(rows)
