@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from kafka_groups.access.connection import TIMEOUT_CODES, Connection
@@ -204,33 +205,38 @@ class GroupsAccess(Connection):
                 answers[group_id] = error_info(error.code(), error.name(), error.str())
         return answers
 
+    async def _by_coordinator(self, group_ids: list[str]) -> dict[int, list[str]]:
+        """The groups by the id of their coordinator (FindCoordinator, cached)."""
+        coordinators = await self._coordinators_of(group_ids)
+        by_node: dict[int, list[str]] = defaultdict(list)
+        for group_id in group_ids:
+            by_node[coordinators[group_id]].append(group_id)
+        return by_node
+
+    async def _per_coordinator(
+        self, by_node: dict[int, list[str]], request: Callable[[list[str]], Any]
+    ) -> AsyncIterator[tuple[int, Any]]:
+        """One request per coordinator for all its groups, all in flight together; yields each
+        coordinator's answer in turn (one that does not answer is ``Unavailable``)."""
+        manager = self._protocol._manager
+        sent = [(node, manager.send(request(ids), node_id=node)) for node, ids in by_node.items()]
+        for node, future in sent:
+            yield node, await self._answer(future, _coordinator_of(by_node[node]))
+
     async def _describe_groups(self, group_ids: list[str]) -> tuple[dict[str, GroupDescription], list[str]]:
         from kafka.protocol.admin import DescribeGroupsRequest
 
         from kafka_groups.access.messages import ConsumerGroupDescribeRequest
 
-        client = self._protocol
-        manager = client._manager
-        coordinators = await self._coordinators_of(group_ids)
-        by_node: dict[int, list[str]] = defaultdict(list)
-        for group_id in group_ids:
-            by_node[coordinators[group_id]].append(group_id)
-
+        by_node = await self._by_coordinator(group_ids)
         found: dict[str, GroupDescription] = {}
         classic: dict[int, list[str]] = defaultdict(list)
         if self._broker_api_version(CONSUMER_GROUP_DESCRIBE_API_KEY) >= 0:
-            pending = [
-                (
-                    node,
-                    manager.send(
-                        ConsumerGroupDescribeRequest(group_ids=ids, include_authorized_operations=False),
-                        node_id=node,
-                    ),
-                )
-                for node, ids in by_node.items()
-            ]
-            for node, future in pending:
-                response = await self._answer(future, _coordinator_of(by_node[node]))
+            describe = ConsumerGroupDescribeRequest
+            asked = self._per_coordinator(
+                by_node, lambda ids: describe(group_ids=ids, include_authorized_operations=False)
+            )
+            async for node, response in asked:
                 for group in response.groups:
                     _raise_if_retriable(group.group_id, group.error_code)
                     if group.error_code == 0:
@@ -247,17 +253,10 @@ class GroupsAccess(Connection):
             classic = by_node
 
         missing: list[str] = []
-        pending_classic = [
-            (
-                node,
-                manager.send(
-                    DescribeGroupsRequest(groups=ids, include_authorized_operations=False), node_id=node
-                ),
-            )
-            for node, ids in classic.items()
-        ]
-        for node, future in pending_classic:
-            response = await self._answer(future, _coordinator_of(classic[node]))
+        asked = self._per_coordinator(
+            classic, lambda ids: DescribeGroupsRequest(groups=ids, include_authorized_operations=False)
+        )
+        async for node, response in asked:
             for group in response.groups:
                 _raise_if_retriable(group.group_id, group.error_code)
                 if group.error_code == GROUP_ID_NOT_FOUND or (

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from kafka_groups.access.decode import (
     GROUP_ID_NOT_FOUND,
     STREAMS_GROUP_DESCRIBE_API_KEY,
@@ -12,7 +10,6 @@ from kafka_groups.access.decode import (
 )
 from kafka_groups.access.groups import GroupsAccess
 from kafka_groups.access.naming import (
-    _coordinator_of,
     _describe_groups_acl,
     _raise_if_retriable,
 )
@@ -55,25 +52,14 @@ class StreamsAccess(GroupsAccess):
     async def _describe_streams(self, group_ids: list[str]) -> tuple[dict[str, StreamsGroup], dict[str, str]]:
         from kafka_groups.access.messages import StreamsGroupDescribeRequest
 
-        client = self._protocol
         found: dict[str, StreamsGroup] = {}
         missing: dict[str, str] = {}
-        coordinators = await self._coordinators_of(group_ids)
-        by_node: dict[int, list[str]] = defaultdict(list)
-        for group_id in group_ids:
-            by_node[coordinators[group_id]].append(group_id)
-        sent = [
-            (
-                node,
-                client._manager.send(
-                    StreamsGroupDescribeRequest(group_ids=ids, include_authorized_operations=False),
-                    node_id=node,
-                ),
-            )
-            for node, ids in by_node.items()
-        ]
-        for node, future in sent:
-            response = await self._answer(future, _coordinator_of(by_node[node]))
+        describe = StreamsGroupDescribeRequest
+        asked = self._per_coordinator(
+            await self._by_coordinator(group_ids),
+            lambda ids: describe(group_ids=ids, include_authorized_operations=False),
+        )
+        async for node, response in asked:
             for group in response.groups:
                 code = group.error_code
                 _raise_if_retriable(group.group_id, code)
