@@ -1,8 +1,9 @@
 """The only code that talks to Kafka: ``KafkaAccess``, one object per command.
 
-Each concern is a room of its own, all on one connection (connection.py):
-topics.py, groups.py, streams.py, offsets.py (reads), commits.py (writes); decode.py turns
-protocol responses into the core dataclasses and naming.py words what a failure lacks.
+Each concern is a room of its own: topics.py, groups.py, streams.py, offsets.py (reads) and
+commits.py (writes), all on the clients of connection.py (one AdminClient; the protocol layer
+opened only by the calls confluent-kafka lacks); decode.py turns protocol responses into the
+core dataclasses and naming.py words what a failure lacks.
 """
 
 from __future__ import annotations

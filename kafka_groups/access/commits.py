@@ -5,26 +5,11 @@ from __future__ import annotations
 import contextlib
 
 from kafka_groups.access.connection import Connection
-from kafka_groups.access.decode import (
-    _protocol_error,
-)
-from kafka_groups.access.naming import (
-    _commit_acl,
-    _coordinator_of,
-    _error_text,
-)
-from kafka_groups.access.retry import (
-    Deadline,
-    NotAvailableInTime,
-    Unavailable,
-    is_sentinel,
-)
+from kafka_groups.access.decode import _protocol_error
+from kafka_groups.access.naming import _commit_acl, _coordinator_of, _error_text
+from kafka_groups.access.retry import Deadline, NotAvailableInTime, Unavailable, is_sentinel
 from kafka_groups.core.describe import TopicPartition
-from kafka_groups.core.kafka_errors import (
-    RETRIABLE_COORDINATOR_ERRORS,
-    KafkaErrorInfo,
-    denied,
-)
+from kafka_groups.core.kafka_errors import RETRIABLE_COORDINATOR_ERRORS, KafkaErrorInfo, denied
 from kafka_groups.errors import ClusterError
 
 # An OffsetCommit refused with these wrote nothing: the coordinator is loading, gone or moved.

@@ -23,11 +23,7 @@ from kafka_groups.access.decode import (
     DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION,
 )
 from kafka_groups.access.diagnose import ConnectionWatch, listening_address, refused_addresses, tls_failure
-from kafka_groups.access.naming import (
-    _coordinator_of,
-    _error_text,
-    _seconds_left,
-)
+from kafka_groups.access.naming import _coordinator_of, _error_text, _seconds_left
 from kafka_groups.access.retry import (
     Deadline,
     NotAvailableInTime,
@@ -37,9 +33,7 @@ from kafka_groups.access.retry import (
     retry_until,
 )
 from kafka_groups.core.describe import Coordinator, TopicPartition
-from kafka_groups.core.kafka_errors import (
-    denied,
-)
+from kafka_groups.core.kafka_errors import denied
 from kafka_groups.errors import ClusterError, ConfigError
 from kafka_groups.settings import ConnectionSettings
 

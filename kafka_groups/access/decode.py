@@ -6,10 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafka_groups.core.describe import Coordinator, GroupDescription, Member, TopicPartition
-from kafka_groups.core.kafka_errors import (
-    KafkaErrorInfo,
-    error_info,
-)
+from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
 from kafka_groups.core.streams import Assignment, StreamsGroup, StreamsMember, Subtopology, Tasks
 from kafka_groups.errors import ClusterError
 from kafka_topics.describe import NO_LEADER, PartitionState

@@ -25,23 +25,10 @@ from kafka_groups.access.naming import (
     _raise_if_retriable,
     _seconds_left,
 )
-from kafka_groups.access.retry import (
-    Deadline,
-    Unavailable,
-    describe_error,
-    is_retriable,
-    retriable_code,
-)
+from kafka_groups.access.retry import Deadline, Unavailable, describe_error, is_retriable, retriable_code
 from kafka_groups.core.describe import Coordinator, GroupDescription, Member
-from kafka_groups.core.groups import (
-    CONSUMER_GROUP_TYPES,
-    GroupListing,
-    select_consumer_groups,
-)
-from kafka_groups.core.kafka_errors import (
-    KafkaErrorInfo,
-    error_info,
-)
+from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, GroupListing, select_consumer_groups
+from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
 from kafka_groups.errors import ClusterError
 
 

@@ -3,19 +3,10 @@ refused request takes, confluent-kafka's error text."""
 
 from __future__ import annotations
 
-from kafka_groups.access.decode import (
-    _protocol_error,
-)
-from kafka_groups.access.retry import (
-    Deadline,
-    Unavailable,
-    retriable_code,
-)
+from kafka_groups.access.decode import _protocol_error
+from kafka_groups.access.retry import Deadline, Unavailable, retriable_code
 from kafka_groups.core.describe import TopicPartition
-from kafka_groups.core.kafka_errors import (
-    AUTHORIZATION_RESOURCES,
-    denied,
-)
+from kafka_groups.core.kafka_errors import AUTHORIZATION_RESOURCES, denied
 from kafka_groups.errors import ClusterError
 
 _NAMED = 5  # partitions named in a message; the rest are counted

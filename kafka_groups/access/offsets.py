@@ -6,9 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafka_groups.access.connection import Connection
-from kafka_groups.access.decode import (
-    _protocol_error,
-)
+from kafka_groups.access.decode import _protocol_error
 from kafka_groups.access.naming import (
     _common_reason,
     _describe_groups_acl,

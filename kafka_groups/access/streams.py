@@ -9,13 +9,8 @@ from kafka_groups.access.decode import (
     _streams_group,
 )
 from kafka_groups.access.groups import GroupsAccess
-from kafka_groups.access.naming import (
-    _describe_groups_acl,
-    _raise_if_retriable,
-)
-from kafka_groups.core.groups import (
-    select_streams_groups,
-)
+from kafka_groups.access.naming import _describe_groups_acl, _raise_if_retriable
+from kafka_groups.core.groups import select_streams_groups
 from kafka_groups.core.streams import StreamsGroup
 from kafka_groups.errors import ClusterError
 

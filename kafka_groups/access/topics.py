@@ -17,19 +17,9 @@ from kafka_groups.access.decode import (
     _partition_state,
     _protocol_error,
 )
-from kafka_groups.access.naming import (
-    _error_text,
-    _topic_denied,
-    _topic_error,
-)
-from kafka_groups.access.retry import (
-    Unavailable,
-    describe_error,
-    is_retriable,
-)
-from kafka_groups.core.kafka_errors import (
-    denied,
-)
+from kafka_groups.access.naming import _error_text, _topic_denied, _topic_error
+from kafka_groups.access.retry import Unavailable, describe_error, is_retriable
+from kafka_groups.core.kafka_errors import denied
 from kafka_groups.errors import CliError, ClusterError, TopicCommandError
 from kafka_topics.describe import ConfigValue, PartitionState, Reassignment, TopicState, kafka_uuid
 
