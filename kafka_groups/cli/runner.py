@@ -3,13 +3,14 @@ stderr and an exit code. Typer is loaded only for the subcommand form and for he
 
 from __future__ import annotations
 
+import logging
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from kafka_groups.apache_argv import did_you_mean, is_flag_form
-from kafka_groups.client_config import scrub, secrets_of
+from kafka_groups.client_config import ScrubFilter, scrub, secrets_of
 from kafka_groups.errors import CliError, ExitCode, UsageError
 from kafka_groups.escape import escape_controls
 
@@ -31,6 +32,19 @@ def _print_error(message: str, label: str = "Error: ", secrets: frozenset[str] =
 
 def _print_traceback(secrets: frozenset[str]) -> None:
     print(scrub(traceback.format_exc(), secrets), file=sys.stderr, end="")
+
+
+def configure_logging(debug: bool) -> None:
+    """The tools' logging, set here and nowhere in the library: the Kafka clients' logs are
+    silent unless ``--debug``, which shows them (and ours) with every secret scrubbed."""
+    level = logging.DEBUG if debug else logging.CRITICAL + 1
+    logging.getLogger("kafka").setLevel(level)
+    logging.getLogger("kafka_groups.librdkafka").setLevel(level)
+    if debug:
+        logging.basicConfig(level=logging.DEBUG)
+        for handler in logging.getLogger().handlers:
+            if not any(isinstance(f, ScrubFilter) for f in handler.filters):
+                handler.addFilter(ScrubFilter())
 
 
 def _run_typer(load_app: Callable[[], Any], prog: str, args: Sequence[str]) -> int:
@@ -82,6 +96,7 @@ def run_tool(
     subcommand form goes through Typer. Either way every failure is one line on stderr and a
     documented exit code (a traceback only with ``--debug``)."""
     debug = "--debug" in argv
+    configure_logging(debug)
     try:
         if argv and argv[0] in ("--show-completion", "--install-completion"):
             from kafka_groups.cli.completions import install_or_show

@@ -4,11 +4,12 @@ entry point scrubs them from what it prints (there is no process-wide list of se
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from kafka_groups.client_config import attach_secrets
+from kafka_groups.client_config import ScrubFilter, attach_secrets
 from kafka_groups.settings import ConnectionArgs, ConnectionSettings
 
 if TYPE_CHECKING:
@@ -28,11 +29,30 @@ def cluster_session(
     from kafka_groups.access.cluster import KafkaAccess
 
     try:
-        access = KafkaAccess(settings)
-        try:
-            yield access
-        finally:
-            access.close()
+        with _scrubbed_logs(settings.secrets):
+            access = KafkaAccess(settings)
+            try:
+                yield access
+            finally:
+                access.close()
     except BaseException as exc:
         attach_secrets(exc, settings.secrets)
         raise
+
+
+@contextmanager
+def _scrubbed_logs(secrets: frozenset[str]) -> Iterator[None]:
+    """While the session lasts, the log handlers the entry point set up (``--debug``) scrub
+    this session's secrets; nothing is left behind on the handlers afterwards."""
+    handlers = list(logging.getLogger().handlers)
+    if not secrets or not handlers:
+        yield
+        return
+    scrubber = ScrubFilter(secrets)
+    for handler in handlers:
+        handler.addFilter(scrubber)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(scrubber)

@@ -45,7 +45,7 @@ def test_log_offsets_agree(broker, access, monkeypatch):
     delete_records_before(bs, topic, 2, 3)
     partitions = {(topic, p) for p in range(3)} | {(topic, 7)}  # one that does not exist
     small = access.log_offsets(partitions, earliest=True)
-    monkeypatch.setattr("kafka_groups.access.cluster.PROTOCOL_LAYER_THRESHOLD", 0)
+    monkeypatch.setattr("kafka_groups.access.offsets.PROTOCOL_LAYER_THRESHOLD", 0)
     large = access.log_offsets(partitions, earliest=True)
     assert small == large
     ends, starts = small

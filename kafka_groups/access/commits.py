@@ -1,0 +1,171 @@
+"""Offsets written: OffsetCommit (a reset, a pipeline's commit) and OffsetDelete (KIP-496)."""
+
+from __future__ import annotations
+
+import contextlib
+
+from kafka_groups.access.connection import Connection
+from kafka_groups.access.decode import _protocol_error
+from kafka_groups.access.naming import _commit_acl, _coordinator_of, _error_text
+from kafka_groups.access.retry import Deadline, NotAvailableInTime, Unavailable, is_sentinel
+from kafka_groups.core.describe import TopicPartition
+from kafka_groups.core.kafka_errors import RETRIABLE_COORDINATOR_ERRORS, KafkaErrorInfo, denied
+from kafka_groups.errors import ClusterError
+
+# An OffsetCommit refused with these wrote nothing: the coordinator is loading, gone or moved.
+COORDINATOR_MOVING = frozenset({14, 15, 16})
+
+
+class CommitsAccess(Connection):
+    def alter_offsets(
+        self,
+        plans: dict[str, dict[TopicPartition, int]],
+        many: bool = False,
+        metadata: dict[TopicPartition, str] | None = None,
+    ) -> dict[str, str | None]:
+        """Commit new offsets for each (inactive) group; the requests go out together.
+        Returns, per group, None on success or the broker's error. ``many``: thousands of
+        partitions, sent through the protocol layer (one OffsetCommit per group).
+        ``metadata``: the metadata string to commit with each partition's offset."""
+        for group, offsets in plans.items():  # a sentinel reaching here is a bug: send nothing
+            bad = sorted((tp, o) for tp, o in offsets.items() if is_sentinel(o))
+            if bad:
+                (topic, partition), offset = bad[0]
+                raise ClusterError(
+                    f"not committing {offset} for {topic}-{partition} of group '{group}': it is not an "
+                    "offset (nothing was written)"
+                )
+        if many:
+            return self._alter_offsets_protocol(plans)
+        notes = metadata or {}
+        from confluent_kafka import (
+            ConsumerGroupTopicPartitions,
+            KafkaException,
+        )
+        from confluent_kafka import (
+            TopicPartition as ConfluentTP,
+        )
+
+        outcome: dict[str, str | None] = {}
+
+        def attempt(deadline: Deadline) -> None:
+            # Groups whose coordinator is loading or moving refused the commit (nothing was
+            # written): only those are sent again. A lost answer is not retried here; the write
+            # guard reads the offsets back instead.
+            waiting = {g: o for g, o in plans.items() if o and outcome.get(g, "") is not None}
+            pending = {
+                group: self._admin.alter_consumer_group_offsets(
+                    [
+                        ConsumerGroupTopicPartitions(
+                            group,
+                            [
+                                ConfluentTP(t, p, o, notes[(t, p)])
+                                if (t, p) in notes
+                                else ConfluentTP(t, p, o)
+                                for (t, p), o in offsets.items()
+                            ],
+                        )
+                    ],
+                    request_timeout=max(0.1, deadline.remaining_s()),
+                )[group]
+                for group, offsets in waiting.items()
+            }
+            moving = []
+            for group, future in pending.items():
+                try:
+                    result = future.result()
+                    errors = [tp for tp in result.topic_partitions if tp.error is not None]
+                    if errors:
+                        first = errors[0]
+                        if first.error.code() in COORDINATOR_MOVING:
+                            moving.append(group)
+                        needs = _commit_acl(group, first.topic)
+                        reason = denied(first.error.code(), needs) or first.error.str()
+                        outcome[group] = f"{first.topic}-{first.partition}: {reason}"
+                    else:
+                        outcome[group] = None
+                except KafkaException as exc:
+                    outcome[group] = _error_text(exc, _commit_acl(group, None))
+            if moving:
+                raise Unavailable(_coordinator_of(moving), "it refused the commit while moving or loading")
+
+        with contextlib.suppress(NotAvailableInTime):  # then each group's last refusal stands
+            self._retrying("the offset commit", attempt)
+        return outcome
+
+    def commit_offsets(self, group_id: str, offsets: dict[TopicPartition, tuple[int, str]]) -> None:
+        """Commit (offset, metadata) per partition for a group without members; a partition
+        that does not take its offset is an error."""
+        if not offsets:
+            return
+        plan = {tp: offset for tp, (offset, _) in offsets.items()}
+        notes = {tp: note for tp, (_, note) in offsets.items()}
+        failure = self.alter_offsets({group_id: plan}, metadata=notes).get(group_id)
+        if failure:
+            raise ClusterError(f"committing the offsets of '{group_id}' failed: {failure}")
+
+    def _alter_offsets_protocol(self, plans: dict[str, dict[TopicPartition, int]]) -> dict[str, str | None]:
+        from kafka.errors import KafkaError
+        from kafka.structs import OffsetAndMetadata
+        from kafka.structs import TopicPartition as KafkaTP
+
+        outcome: dict[str, str | None] = {}
+        for group, offsets in plans.items():
+            if not offsets:
+                continue
+            try:
+                result = self._protocol.alter_group_offsets(
+                    group, {KafkaTP(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets.items()}
+                )
+            except KafkaError as exc:
+                outcome[group] = denied(getattr(exc, "errno", None), _commit_acl(group, None)) or str(exc)
+                continue
+            errors = [(tp, err) for tp, err in result.items() if getattr(err, "errno", 0)]
+            if errors:
+                tp, err = errors[0]
+                reason = denied(err.errno, _commit_acl(group, tp.topic)) or err.__name__
+                outcome[group] = f"{tp.topic}-{tp.partition}: {reason}"
+            else:
+                outcome[group] = None
+        return outcome
+
+    def delete_offsets(
+        self, group_id: str, partitions: list[TopicPartition]
+    ) -> tuple[KafkaErrorInfo | None, dict[TopicPartition, KafkaErrorInfo | None]]:
+        """OffsetDelete (KIP-496): the group-level error and each partition's (None: deleted).
+        A group-level error is every partition's error, as the Apache Admin client reports it.
+
+        The request goes out even with no partitions (the group-level answer still tells
+        whether the group exists), as the Apache Admin client sends it."""
+        top, codes = self._via_protocol(
+            "deleting offsets",
+            self._run,
+            self._delete_offsets,
+            group_id,
+            partitions,
+            retry=False,
+            on_retry=lambda _missing: self._forget_coordinators([group_id]),
+        )
+        if top:
+            return _protocol_error(top), dict.fromkeys(partitions, _protocol_error(top))
+        return None, {tp: _protocol_error(code) if code else None for tp, code in codes.items()}
+
+    async def _delete_offsets(
+        self, group_id: str, partitions: list[TopicPartition]
+    ) -> tuple[int, dict[TopicPartition, int]]:
+        from kafka.structs import TopicPartition as KafkaTP
+
+        client = self._protocol
+        request = client._delete_group_offsets_request(group_id, [KafkaTP(t, p) for t, p in partitions])
+        coordinator = (await self._coordinators_of([group_id]))[group_id]
+        response = await client._manager.send(request, node_id=coordinator)
+        if response.error_code in RETRIABLE_COORDINATOR_ERRORS:  # refused, not written: try again
+            raise Unavailable(_coordinator_of([group_id]), _protocol_error(response.error_code).name)
+        if response.error_code:
+            return response.error_code, {}
+        codes = {
+            (topic.name, p.partition_index): p.error_code
+            for topic in response.topics
+            for p in topic.partitions
+        }
+        return 0, {tp: codes.get(tp, 0) for tp in partitions}

@@ -1,0 +1,337 @@
+"""The connection to one cluster: its clients (created lazily, on first use, so ``--help`` and
+argument errors never connect), ApiVersions, the retry policy of retry.py, cluster metadata
+and the translation of client failures into one-line errors.
+
+confluent-kafka's AdminClient is the primary client; kafka-python's protocol layer serves
+the requests confluent-kafka does not expose and is opened only by the calls that need it."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import logging
+import time
+from collections import defaultdict
+from functools import cached_property
+from typing import Any
+
+from kafka_groups.access.config import kafka_python_config, librdkafka_config, security_of, warn_unmapped
+from kafka_groups.access.decode import (
+    CONSUMER_GROUP_DESCRIBE_API_KEY,
+    CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION,
+    DESCRIBE_TOPIC_PARTITIONS_API_KEY,
+    DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION,
+)
+from kafka_groups.access.diagnose import ConnectionWatch, listening_address, refused_addresses, tls_failure
+from kafka_groups.access.naming import _coordinator_of, _error_text, _seconds_left
+from kafka_groups.access.retry import (
+    Deadline,
+    NotAvailableInTime,
+    Unavailable,
+    describe_error,
+    is_retriable,
+    retry_until,
+)
+from kafka_groups.core.describe import Coordinator, TopicPartition
+from kafka_groups.core.kafka_errors import denied
+from kafka_groups.errors import ClusterError, ConfigError
+from kafka_groups.settings import ConnectionSettings
+
+# librdkafka's log lines go to this logger; a library sets no level and no output of its own
+# (the tools' entry point, kafka_groups/cli/runner.py, configures logging).
+logging.getLogger("kafka_groups.librdkafka").addHandler(logging.NullHandler())
+
+_FEW_TOPICS = 8  # up to this many topics, metadata is asked for per topic
+TIMEOUT_CODES = frozenset({-185, 7, -195})  # _TIMED_OUT, REQUEST_TIMED_OUT, _TRANSPORT
+
+
+class Connection:
+    """Clients, retries and error translation for one cluster, shared by every concern."""
+
+    def __init__(self, settings: ConnectionSettings) -> None:
+        self.settings = settings
+        self._cached_metadata: Any = None
+        self._topic_metadata: dict[str, Any] = {}  # per-topic metadata, when only a few are needed
+        self._watch = ConnectionWatch()  # the first authentication or TLS failure librdkafka reports
+        self._deadline: Deadline | None = None  # the running operation's, while it runs
+        self._silent_nodes: set[int] = set()  # brokers that did not answer (any broker would do)
+        warn_unmapped(settings)
+
+    # -- clients -------------------------------------------------------------------------
+    @cached_property
+    def _protocol(self) -> Any:
+        from kafka.admin import KafkaAdminClient
+        from kafka.errors import KafkaError
+
+        if self._secured:
+            _ = self._admin  # which has seen authentication and TLS through, or named why not
+        config = kafka_python_config(self.settings)
+        if self._deadline is not None:  # first needed within an operation: what is left of it
+            config["bootstrap_timeout_ms"] = max(self._deadline.remaining_ms(), 1)
+        try:
+            return KafkaAdminClient(**config)
+        except KafkaError as exc:
+            raise self._unreachable(exc) from None
+
+    @property
+    def _secured(self) -> bool:
+        return security_of(self.settings).protocol != "PLAINTEXT"
+
+    def _unreachable(self, exc: BaseException) -> ClusterError:
+        security = security_of(self.settings)
+        if self._watch.failed:
+            return ClusterError(self._watch.explain(security, self.settings.timeout_s))
+        if security.uses_tls and "Handshake failed" in str(exc):
+            address = listening_address(self.settings.bootstrap_servers)
+            return ClusterError(tls_failure(address, security, str(exc), self.settings.timeout_s))
+        refused = refused_addresses(self.settings.bootstrap_servers)
+        detail = f" ({exc})" if self.settings.debug else ""
+        if len(refused) == 1:
+            detail = ": connection refused"
+        elif refused:
+            detail = ": connection refused by each address"
+        return ClusterError(
+            f"cannot reach the cluster at {self.settings.bootstrap_servers} "
+            f"within {self.settings.timeout_ms} ms{detail}"
+        )
+
+    def _via_protocol(
+        self,
+        what: str,
+        call: Any,
+        *args: Any,
+        needs: dict[str, str] | None = None,
+        retry: bool = True,
+        on_retry: Any = None,
+    ) -> Any:
+        """Run a protocol-layer call; its failures become one-line ClusterErrors (``needs``:
+        the ACLs the call takes, named when the broker refuses one). ``retry``: retriable
+        failures are tried again (kafka_groups/access/retry.py) after fresh metadata and
+        ``on_retry``; a write passes False and retries only what the broker refused
+        (``Unavailable`` raised by the call itself)."""
+        from kafka.errors import KafkaError
+
+        def refresh(missing: Unavailable) -> None:
+            self._refresh_protocol_metadata()
+            if on_retry is not None:
+                on_retry(missing)
+
+        try:
+            return self._retrying(
+                f"an answer for {what}",
+                lambda _deadline: call(*args),
+                refresh,
+                retriable=None if retry else (lambda exc: isinstance(exc, Unavailable)),
+            )
+        except KafkaError as exc:
+            if self._deadline is not None and is_retriable(exc):
+                raise  # the enclosing operation's attempt: it retries
+            reason = denied(getattr(exc, "errno", None), needs or {}) or str(exc)
+            raise ClusterError(f"{what} failed: {reason}") from None
+
+    def _retrying(self, what: str, attempt: Any, on_retry: Any = None, retriable: Any = None) -> Any:
+        """Run ``attempt(deadline)`` under the retry policy (kafka_groups/access/retry.py) with
+        a deadline of ``--timeout``. A deadline passed without any bootstrap address accepting
+        a connection is "cannot reach the cluster"; otherwise the error names what was missing."""
+
+        if self._deadline is not None:  # within another operation's attempt: it retries
+            return attempt(self._deadline)
+
+        def refresh(missing: Unavailable) -> None:
+            self.forget_metadata()
+            if on_retry is not None:
+                on_retry(missing)
+
+        deadline = self._deadline = Deadline(self.settings.timeout_ms)
+        try:
+            return retry_until(attempt, deadline, what, on_retry=refresh, retriable=retriable)
+        except NotAvailableInTime as exc:
+            if refused_addresses(self.settings.bootstrap_servers):
+                raise self._unreachable(exc) from None
+            raise
+        finally:
+            self._deadline = None
+
+    def _refresh_protocol_metadata(self) -> None:
+        from kafka.errors import KafkaError
+
+        # A failed refresh is left to the next attempt, which meets whatever is wrong and names it.
+        with contextlib.suppress(KafkaError):
+            self._run(self._protocol._manager.cluster.refresh_metadata)
+
+    def _broker_api_version(self, api_key: int) -> int:
+        """The highest version of an API that the brokers support (-1: none).
+
+        Read from the negotiated ApiVersions table itself: kafka-python's ``api_versions()``
+        fails on API keys newer than it knows, which recent brokers send."""
+        versions = self._protocol._manager.broker_version_data.api_versions
+        low_high = versions.get(api_key)
+        return int(low_high[1]) if low_high else -1
+
+    @cached_property
+    def _admin(self) -> Any:
+        from confluent_kafka import KafkaException
+        from confluent_kafka.admin import AdminClient
+
+        config = librdkafka_config(self.settings)
+        config["logger"] = logging.getLogger("kafka_groups.librdkafka")
+        config["error_cb"] = self._watch.on_error
+        try:
+            admin = AdminClient(config)
+        except KafkaException as exc:  # settings librdkafka refuses, e.g. a mechanism it was built without
+            raise ConfigError(f"the Kafka client refuses these settings: {_error_text(exc)}") from None
+        if self._secured:
+            self._await_connection(admin)
+        return admin
+
+    def _await_connection(self, admin: Any) -> None:
+        """On a secured listener, see one request through before any other, so that refused
+        credentials or a failed TLS handshake end the command at once, named, where the requests
+        themselves would wait out the timeout. Costs one round trip on a connection every
+        command opens anyway."""
+        future = admin.describe_cluster(request_timeout=self.settings.timeout_s)
+        deadline = time.monotonic() + self.settings.timeout_s
+        while not future.done() and time.monotonic() < deadline:
+            admin.poll(0)  # serves error_cb
+            if self._watch.failed:
+                raise ClusterError(self._watch.explain(security_of(self.settings), self.settings.timeout_s))
+            concurrent.futures.wait([future], timeout=0.01)
+        if not future.done():
+            raise self._unreachable(TimeoutError())
+
+    def close(self) -> None:
+        if "_protocol" in self.__dict__:
+            self._protocol.close()
+
+    def _leadership(
+        self, partitions: set[TopicPartition]
+    ) -> tuple[dict[int, list[TopicPartition]], list[TopicPartition], list[TopicPartition]]:
+        """The partitions by leader id; those that exist without a leader; those the metadata
+        does not know (cached metadata)."""
+        metadata = self._metadata({t for t, _ in partitions})
+        leaders: dict[int, list[TopicPartition]] = defaultdict(list)
+        leaderless: list[TopicPartition] = []
+        unknown: list[TopicPartition] = []
+        for tp in sorted(partitions):
+            topic = metadata.topics.get(tp[0])
+            partition = topic.partitions.get(tp[1]) if topic is not None else None
+            if partition is None:
+                unknown.append(tp)
+            elif partition.leader >= 0:
+                leaders[partition.leader].append(tp)
+            else:
+                leaderless.append(tp)
+        return leaders, leaderless, unknown
+
+    def _metadata(self, topics: set[str] | None = None) -> Any:
+        """Cluster metadata, fetched once per command. With a few ``topics`` named, and no full
+        metadata at hand, only those topics are asked for (one small request each): a
+        cluster's full metadata can be thousands of partitions."""
+        if self._cached_metadata is None and topics is not None and len(topics) <= _FEW_TOPICS:
+            from types import SimpleNamespace
+
+            def by_topic(deadline: Deadline) -> None:
+                for name in sorted(topics - set(self._topic_metadata)):
+                    found = self._admin_call(
+                        "the cluster metadata", self._admin.list_topics, topic=name, deadline=deadline
+                    )
+                    self._topic_metadata[name] = found.topics[name]
+
+            self._retrying("the cluster metadata", by_topic)
+            return SimpleNamespace(topics={n: self._topic_metadata[n] for n in topics})
+        if self._cached_metadata is None:
+
+            def whole(deadline: Deadline) -> None:
+                self._cached_metadata = self._admin_call(
+                    "the cluster metadata", self._admin.list_topics, deadline=deadline
+                )
+
+            self._retrying("the cluster metadata", whole)
+        return self._cached_metadata
+
+    def _admin_call(self, missing: str, call: Any, deadline: Deadline, **kwargs: Any) -> Any:
+        """A blocking confluent-kafka call given what is left of ``deadline``; a retriable
+        failure is ``Unavailable`` naming ``missing``, any other the caller's to word."""
+        from confluent_kafka import KafkaException
+
+        try:
+            return call(timeout=_seconds_left(deadline), **kwargs)
+        except KafkaException as exc:
+            if is_retriable(exc):
+                raise Unavailable(missing, describe_error(exc)) from None
+            raise self._unreachable(exc) from None
+
+    def forget_metadata(self) -> None:
+        """The next read fetches metadata again (partitions may have been added)."""
+        self._cached_metadata = None
+        self._topic_metadata.clear()
+
+    def supports_group_creation_time(self) -> bool:
+        """KIP-1282: does every broker speak ConsumerGroupDescribe v2 (GroupCreationTimeMs)?"""
+        return (
+            self._broker_api_version(CONSUMER_GROUP_DESCRIBE_API_KEY)
+            >= CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION
+        )
+
+    def supports_partition_creation_time(self) -> bool:
+        """KIP-1327: does every broker speak DescribeTopicPartitions v1 (CreationTimeMs)?"""
+        return (
+            self._broker_api_version(DESCRIBE_TOPIC_PARTITIONS_API_KEY)
+            >= DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION
+        )
+
+    def _admin_error(
+        self, exc: BaseException, what: str, needs: dict[str, str] | None = None
+    ) -> ClusterError:
+        error = exc.args[0] if exc.args else exc
+        code = getattr(error, "code", lambda: None)()
+        if code in TIMEOUT_CODES:
+            return self._unreachable(exc)
+        return ClusterError(f"{what} failed: {_error_text(exc, needs)}")
+
+    # -- protocol work, run on kafka-python's network thread ------------------------------
+    def _run(self, coro: Any, *args: Any) -> Any:
+        return self._protocol._manager.run(coro, *args)
+
+    def _broker_label(self, node_id: Any) -> str:
+        """``2 (127.0.0.1:9092)``: a broker as messages name it."""
+        broker = self._protocol._manager.cluster.broker_metadata(node_id)
+        return f"{node_id} ({broker.host}:{broker.port})" if broker is not None else str(node_id)
+
+    @staticmethod
+    async def _answer(future: Any, missing: str) -> Any:
+        """Await a protocol-layer request; a retriable failure (connection refused, timed out,
+        stale metadata) becomes ``Unavailable`` naming what it would have brought."""
+        from kafka.errors import KafkaError
+
+        try:
+            return await future
+        except KafkaError as exc:
+            if is_retriable(exc):
+                raise Unavailable(missing, describe_error(exc)) from None
+            raise
+
+    async def _coordinators_of(self, group_ids: list[str]) -> dict[str, Any]:
+        """FindCoordinator for the groups; a coordinator not yet elected or loading is
+        ``Unavailable`` naming the group."""
+        from kafka.errors import KafkaError
+
+        try:
+            found: dict[str, Any] = await self._protocol._find_coordinator_ids(group_ids)
+        except KafkaError as exc:
+            if is_retriable(exc):
+                raise Unavailable(_coordinator_of(group_ids), describe_error(exc)) from None
+            raise
+        return found
+
+    def _forget_coordinators(self, group_ids: list[str]) -> None:
+        """Drop the protocol layer's cached coordinators, so the next attempt asks again."""
+        from kafka.protocol.metadata import CoordinatorType
+
+        cache = self._protocol._manager.cluster._coordinators
+        for group_id in group_ids:
+            cache.pop((CoordinatorType.GROUP, group_id), None)
+
+    def _coordinator(self, node_id: int) -> Coordinator:
+        broker = self._protocol._manager.cluster.broker_metadata(node_id)
+        return Coordinator(broker.host, broker.port, node_id)

@@ -1,0 +1,282 @@
+"""Groups: listing (ListGroups on every broker), describing consumer groups and deleting them."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from kafka_groups.access.connection import TIMEOUT_CODES, Connection
+from kafka_groups.access.decode import (
+    CONSUMER_GROUP_DESCRIBE_API_KEY,
+    GROUP_ID_NOT_FOUND,
+    LIST_GROUPS_API_KEY,
+    LIST_GROUPS_TYPES_VERSION,
+    UNSUPPORTED_VERSION,
+    _classic_group,
+    _confluent_states,
+    _consumer_group,
+    _group_error,
+    _protocol_error,
+)
+from kafka_groups.access.naming import (
+    _coordinator_of,
+    _describe_groups_acl,
+    _raise_if_retriable,
+    _seconds_left,
+)
+from kafka_groups.access.retry import Deadline, Unavailable, describe_error, is_retriable, retriable_code
+from kafka_groups.core.describe import Coordinator, GroupDescription, Member
+from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, GroupListing, select_consumer_groups
+from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
+from kafka_groups.errors import ClusterError
+
+
+class GroupsAccess(Connection):
+    def list_groups(self, types: frozenset[str] = frozenset()) -> list[GroupListing]:
+        """ListGroups on every broker, asking for ``types`` when the brokers know group types.
+
+        Brokers older than ListGroups v5 have classic groups only, so their groups are
+        reported as Classic, as the Apache Admin client does.
+        """
+        typed = self._broker_api_version(LIST_GROUPS_API_KEY) >= LIST_GROUPS_TYPES_VERSION
+        raw = self._via_protocol(
+            "listing groups",
+            self._run,
+            self._list_groups,
+            [t.lower() for t in sorted(types)] if typed and types else None,
+        )
+        listings = []
+        for g in raw:
+            group_type = g.get("group_type") or ""
+            listings.append(
+                GroupListing(
+                    group_id=g["group_id"],
+                    type=group_type.capitalize()
+                    if typed and group_type
+                    else ("Unknown" if typed else "Classic"),
+                    state=g.get("group_state") or "Unknown",
+                    protocol_type=g.get("protocol_type") or "",
+                )
+            )
+        return listings
+
+    def consumer_group_ids(self) -> list[str]:
+        """Every consumer group (classic and consumer protocol), as ``--all-groups`` means it."""
+        listed = self.list_groups(frozenset(CONSUMER_GROUP_TYPES))
+        return [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset())]
+
+    # -- describe ------------------------------------------------------------------------
+    def describe_groups(
+        self, group_ids: list[str], detailed: bool = False
+    ) -> tuple[dict[str, GroupDescription], list[str]]:
+        """Describe consumer groups; returns the descriptions and the ids of missing groups.
+
+        confluent-kafka's DescribeConsumerGroups serves the common case. ``detailed`` (epochs,
+        member types, KIP-1282 creation time) and states confluent-kafka cannot name
+        (``Assigning``, ``Reconciling``) go through the protocol layer instead.
+        """
+        if detailed:
+            return self.describe_groups_detailed(group_ids)
+        if not group_ids:
+            return {}, []
+        from confluent_kafka import KafkaException
+
+        found: dict[str, GroupDescription] = {}
+        missing: list[str] = []
+        unnamed: list[str] = []
+        described: dict[str, Any] = {}
+        not_found: set[str] = set()
+
+        def attempt(deadline: Deadline) -> None:
+            ids = [g for g in dict.fromkeys(group_ids) if g not in described and g not in not_found]
+            if not ids:
+                return
+            futures = self._admin.describe_consumer_groups(ids, request_timeout=_seconds_left(deadline))
+            waiting: list[str] = []
+            reason = ""
+            for group_id, future in futures.items():
+                try:
+                    described[group_id] = future.result()
+                except KafkaException as exc:
+                    if exc.args[0].code() == GROUP_ID_NOT_FOUND:
+                        not_found.add(group_id)
+                    elif is_retriable(exc):
+                        waiting.append(group_id)
+                        reason = describe_error(exc)
+                    else:
+                        raise self._admin_error(
+                            exc, f"describing group '{group_id}'", _describe_groups_acl([group_id])
+                        ) from None
+            if waiting:
+                raise Unavailable(_coordinator_of(waiting), reason)
+
+        self._retrying("the group descriptions", attempt)
+        for group_id in dict.fromkeys(group_ids):
+            if group_id in not_found:
+                missing.append(group_id)
+                continue
+            d = described[group_id]
+            state = _confluent_states().get(d.state)
+            if state == "Dead":
+                missing.append(group_id)
+            elif state is None:
+                unnamed.append(group_id)
+            else:
+                found[group_id] = GroupDescription(
+                    group_id=group_id,
+                    state=state,
+                    type="Consumer" if d.type.name == "CONSUMER" else "Classic",
+                    coordinator=Coordinator(d.coordinator.host, d.coordinator.port, d.coordinator.id),
+                    assignor=d.partition_assignor or "",
+                    members=tuple(
+                        Member(
+                            member_id=m.member_id,
+                            client_id=m.client_id,
+                            host=m.host,
+                            instance_id=m.group_instance_id,
+                            assignment=tuple(
+                                (tp.topic, tp.partition) for tp in m.assignment.topic_partitions
+                            ),
+                            target_assignment=tuple(
+                                (tp.topic, tp.partition) for tp in m.target_assignment.topic_partitions
+                            )
+                            if m.target_assignment
+                            else (),
+                        )
+                        for m in d.members
+                    ),
+                )
+        if unnamed:
+            more, gone = self.describe_groups_detailed(unnamed)
+            found.update(more)
+            missing.extend(gone)
+        return found, missing
+
+    def describe_groups_detailed(self, group_ids: list[str]) -> tuple[dict[str, GroupDescription], list[str]]:
+        """Describe consumer groups with every field the protocol has, in as few requests as
+        it allows: ConsumerGroupDescribe to each coordinator once for all its groups (when the
+        brokers have it), then DescribeGroups for the classic groups, again once per
+        coordinator."""
+        if not group_ids:
+            return {}, []
+        ids = list(dict.fromkeys(group_ids))
+        described: tuple[dict[str, GroupDescription], list[str]] = self._via_protocol(
+            "describing groups",
+            self._run,
+            self._describe_groups,
+            ids,
+            needs=_describe_groups_acl(ids),
+            on_retry=lambda _missing: self._forget_coordinators(ids),
+        )
+        return described
+
+    def delete_groups(self, group_ids: list[str]) -> dict[str, KafkaErrorInfo | None]:
+        """DeleteGroups: each group's error (None: deleted), one request per coordinator."""
+        if not group_ids:
+            return {}
+        from confluent_kafka import KafkaException
+
+        futures = self._admin.delete_consumer_groups(
+            list(dict.fromkeys(group_ids)), request_timeout=self.settings.timeout_s
+        )
+        answers: dict[str, KafkaErrorInfo | None] = {}
+        for group_id, future in futures.items():
+            try:
+                future.result()
+                answers[group_id] = None
+            except KafkaException as exc:
+                error = exc.args[0]
+                if error.code() in TIMEOUT_CODES:
+                    raise self._unreachable(exc) from None
+                answers[group_id] = error_info(error.code(), error.name(), error.str())
+        return answers
+
+    async def _by_coordinator(self, group_ids: list[str]) -> dict[int, list[str]]:
+        """The groups by the id of their coordinator (FindCoordinator, cached)."""
+        coordinators = await self._coordinators_of(group_ids)
+        by_node: dict[int, list[str]] = defaultdict(list)
+        for group_id in group_ids:
+            by_node[coordinators[group_id]].append(group_id)
+        return by_node
+
+    async def _per_coordinator(
+        self, by_node: dict[int, list[str]], request: Callable[[list[str]], Any]
+    ) -> AsyncIterator[tuple[int, Any]]:
+        """One request per coordinator for all its groups, all in flight together; yields each
+        coordinator's answer in turn (one that does not answer is ``Unavailable``)."""
+        manager = self._protocol._manager
+        sent = [(node, manager.send(request(ids), node_id=node)) for node, ids in by_node.items()]
+        for node, future in sent:
+            yield node, await self._answer(future, _coordinator_of(by_node[node]))
+
+    async def _describe_groups(self, group_ids: list[str]) -> tuple[dict[str, GroupDescription], list[str]]:
+        from kafka.protocol.admin import DescribeGroupsRequest
+
+        from kafka_groups.access.messages import ConsumerGroupDescribeRequest
+
+        by_node = await self._by_coordinator(group_ids)
+        found: dict[str, GroupDescription] = {}
+        classic: dict[int, list[str]] = defaultdict(list)
+        if self._broker_api_version(CONSUMER_GROUP_DESCRIBE_API_KEY) >= 0:
+            describe = ConsumerGroupDescribeRequest
+            asked = self._per_coordinator(
+                by_node, lambda ids: describe(group_ids=ids, include_authorized_operations=False)
+            )
+            async for node, response in asked:
+                for group in response.groups:
+                    _raise_if_retriable(group.group_id, group.error_code)
+                    if group.error_code == 0:
+                        found[group.group_id] = _consumer_group(
+                            group, self._coordinator(node), response.API_VERSION
+                        )
+                    elif group.error_code in (GROUP_ID_NOT_FOUND, UNSUPPORTED_VERSION):
+                        # Not a consumer-protocol group, or a broker with KIP-848 switched
+                        # off (3.x): DescribeGroups knows the rest.
+                        classic[node].append(group.group_id)
+                    else:
+                        raise _group_error(group.group_id, group.error_code, group.error_message)
+        else:
+            classic = by_node
+
+        missing: list[str] = []
+        asked = self._per_coordinator(
+            classic, lambda ids: DescribeGroupsRequest(groups=ids, include_authorized_operations=False)
+        )
+        async for node, response in asked:
+            for group in response.groups:
+                _raise_if_retriable(group.group_id, group.error_code)
+                if group.error_code == GROUP_ID_NOT_FOUND or (
+                    group.error_code == 0 and group.group_state == "Dead"
+                ):
+                    missing.append(group.group_id)
+                elif group.error_code != 0:
+                    raise _group_error(
+                        group.group_id, group.error_code, getattr(group, "error_message", None)
+                    )
+                elif group.protocol_type not in ("consumer", ""):
+                    missing.append(group.group_id)
+                else:
+                    found[group.group_id] = _classic_group(group, self._coordinator(node))
+        return found, missing
+
+    async def _list_groups(self, types: list[str] | None) -> list[dict[str, Any]]:
+        """ListGroups to every broker at once. The raw type names go on the wire: the
+        library's own helper only knows the types it has names for (not ``streams``)."""
+        from kafka.protocol.admin import ListGroupsRequest
+
+        client = self._protocol
+        brokers = [b.node_id for b in client._manager.cluster.brokers()]
+        request = ListGroupsRequest(types_filter=types, min_version=5) if types else ListGroupsRequest()
+        sent = [(node, client._manager.send(request, node_id=node)) for node in brokers]
+        groups: list[dict[str, Any]] = []
+        for node, future in sent:
+            # Every broker must answer: each coordinates its own share of the groups.
+            missing = f"the list of groups on broker {self._broker_label(node)}"
+            response = await self._answer(future, missing)
+            if retriable_code(response.error_code):
+                raise Unavailable(missing, _protocol_error(response.error_code).name)
+            if response.error_code:
+                raise ClusterError(f"listing groups failed: {_protocol_error(response.error_code).message}")
+            groups.extend(g.to_dict() for g in response.groups)
+        return groups

@@ -1,0 +1,69 @@
+"""Streams groups (KIP-1071): their ids and StreamsGroupDescribe."""
+
+from __future__ import annotations
+
+from kafka_groups.access.decode import (
+    GROUP_ID_NOT_FOUND,
+    STREAMS_GROUP_DESCRIBE_API_KEY,
+    _group_error,
+    _streams_group,
+)
+from kafka_groups.access.groups import GroupsAccess
+from kafka_groups.access.naming import _describe_groups_acl, _raise_if_retriable
+from kafka_groups.core.groups import select_streams_groups
+from kafka_groups.core.streams import StreamsGroup
+from kafka_groups.errors import ClusterError
+
+
+class StreamsAccess(GroupsAccess):
+    def streams_group_ids(self) -> list[str]:
+        """Every streams group, as ``--all-groups`` means it (in the order ``--list`` shows them)."""
+        listed = self.list_groups(frozenset({"Streams"}))
+        return [g.group_id for g in select_streams_groups(listed, frozenset())]
+
+    def describe_streams_groups(self, group_ids: list[str]) -> tuple[dict[str, StreamsGroup], dict[str, str]]:
+        """StreamsGroupDescribe (KIP-1071) to each coordinator once for all its groups.
+
+        Returns the descriptions and, for groups the broker does not know as streams groups,
+        its message (``Group g not found.``, ``Group g is not a streams group.``)."""
+        if not group_ids:
+            return {}, {}
+        if self._broker_api_version(STREAMS_GROUP_DESCRIBE_API_KEY) < 0:
+            raise ClusterError(
+                "The broker does not support streams groups (StreamsGroupDescribe); "
+                "they need Kafka 4.2 or newer"
+            )
+        ids = list(dict.fromkeys(group_ids))
+        described: tuple[dict[str, StreamsGroup], dict[str, str]] = self._via_protocol(
+            "describing streams groups",
+            self._run,
+            self._describe_streams,
+            ids,
+            needs=_describe_groups_acl(ids),
+            on_retry=lambda _missing: self._forget_coordinators(ids),
+        )
+        return described
+
+    async def _describe_streams(self, group_ids: list[str]) -> tuple[dict[str, StreamsGroup], dict[str, str]]:
+        from kafka_groups.access.messages import StreamsGroupDescribeRequest
+
+        found: dict[str, StreamsGroup] = {}
+        missing: dict[str, str] = {}
+        describe = StreamsGroupDescribeRequest
+        asked = self._per_coordinator(
+            await self._by_coordinator(group_ids),
+            lambda ids: describe(group_ids=ids, include_authorized_operations=False),
+        )
+        async for node, response in asked:
+            for group in response.groups:
+                code = group.error_code
+                _raise_if_retriable(group.group_id, code)
+                if code == 0 and group.topology is not None:
+                    found[group.group_id] = _streams_group(group, self._coordinator(node))
+                elif code == GROUP_ID_NOT_FOUND:
+                    missing[group.group_id] = group.error_message or f"Group {group.group_id} not found."
+                elif code == 0:
+                    raise ClusterError(f"group '{group.group_id}': the broker sent no topology")
+                else:
+                    raise _group_error(group.group_id, code, group.error_message)
+        return found, missing

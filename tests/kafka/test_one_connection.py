@@ -1,0 +1,145 @@
+"""One client, one login per command (issue 18): on the SCRAM-over-TLS listener, each command
+of the list below authenticates as often as one Kafka client does, counted by the broker
+itself (``successful-authentication-total`` of the listener's network processors, read over
+JMX from the running broker).
+
+What one client costs: librdkafka authenticates its bootstrap connection and then one
+connection per broker it sends requests to, so on this one-broker cluster a command on one
+client authenticates once or twice; a second client (the protocol layer beside the
+AdminClient) adds its own bootstrap and broker connections, four in all, which fails here."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+
+import pytest
+
+from infra import kafka as local_kafka
+from tests.kafka_helpers import Record, commit_offsets, create_topic, produce, unique
+
+pytestmark = pytest.mark.kafka
+
+LISTENER = "SASL_SSL"
+JMX_TOOL = "org.apache.kafka.tools.JmxTool"
+COUNTER = "successful-authentication-total"
+RECORD_CREATION_OFF = {"KAFKA_GROUP_TOOLS_RECORD_CREATION": "0"}
+
+
+class Authentications:
+    """The broker's count of successful SASL authentications on one listener."""
+
+    def __init__(self, pid: int, listener: str) -> None:
+        self.listener = listener
+        self.url = f"service:jmx:rmi:///jndi/rmi://127.0.0.1:{_jmx_port(pid)}/jmxrmi"
+
+    def count(self) -> int:
+        objects = f"kafka.server:type=socket-server-metrics,listener={self.listener},networkProcessor=*"
+        args = ["--jmx-url", self.url, "--object-name", objects, "--attributes", COUNTER,
+                "--one-time", "true", "--report-format", "properties"]  # fmt: skip
+        result = local_kafka.run_apache(JMX_TOOL, args, timeout=60)
+        values = re.findall(rf"{COUNTER}=([0-9.]+)", result.stdout)
+        assert values, f"no authentication counter read: {result.stdout}{result.stderr}"
+        return round(sum(float(v) for v in values))
+
+
+def _jmx_port(pid: int) -> int:
+    """The port of the broker JVM's remote JMX agent, started now unless it runs already."""
+    status = subprocess.run(["jcmd", str(pid), "ManagementAgent.status"], capture_output=True, text=True)
+    found = re.search(r"jmxremote\.port = (\d+)", status.stdout)
+    if found:
+        return int(found.group(1))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    options = [f"jmxremote.port={port}", "jmxremote.host=127.0.0.1", "jmxremote.authenticate=false",
+               "jmxremote.ssl=false"]  # fmt: skip
+    started = subprocess.run(
+        ["jcmd", str(pid), "ManagementAgent.start", *options], capture_output=True, text=True
+    )
+    assert started.returncode == 0, started.stdout + started.stderr
+    return port
+
+
+@pytest.fixture(scope="module")
+def logins(secure_cluster):
+    if subprocess.run(["which", "jcmd"], capture_output=True).returncode != 0:
+        pytest.skip("jcmd (the JDK's) is needed to read the broker's authentication count")
+    return Authentications(secure_cluster.node_list[0].pid, LISTENER)
+
+
+@pytest.fixture(scope="module")
+def data(secure_cluster):
+    """A topic of 10 partitions with records and a group with offsets on every partition."""
+    plain = secure_cluster.bootstrap
+    topic, group = create_topic(plain, unique("one"), partitions=10), unique("one")
+    produce(plain, topic, [Record(p, "x") for p in range(10) for _ in range(3)])
+    commit_offsets(plain, group, {(topic, p): 1 for p in range(10)})
+    return topic, group
+
+
+def _authentications(logins, secure_cluster, ours, tool: str, *args: str, env=None) -> int:
+    bootstrap = secure_cluster.bootstrap_for(LISTENER)
+    config = str(secure_cluster.client_config(LISTENER, "admin"))
+    before = logins.count()
+    result = ours(tool, "--bootstrap-server", bootstrap, "--command-config", config, *args, env=env)
+    after = logins.count()
+    assert result.returncode == 0, result.stderr
+    return after - before
+
+
+def _one_client(count: int, brokers: int) -> bool:
+    """One bootstrap connection and at most one connection per broker, each authenticated once."""
+    return 1 <= count <= 1 + brokers
+
+
+CASES = {
+    "consumer-groups --describe": ("kafka-consumer-groups", "--describe", "--group", "{group}"),
+    "consumer-groups --reset-offsets --dry-run": (
+        "kafka-consumer-groups", "--reset-offsets", "--group", "{group}", "--topic", "{topic}",
+        "--to-earliest", "--dry-run",
+    ),
+    "consumer-groups --reset-offsets --execute": (
+        "kafka-consumer-groups", "--reset-offsets", "--group", "{group}", "--topic", "{topic}",
+        "--to-latest", "--execute",
+    ),
+    "topics --list": ("kafka-topics", "--list"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_command_logs_in_once(case, logins, data, secure_cluster, ours):
+    topic, group = data
+    tool, *args = (a.format(topic=topic, group=group) for a in CASES[case])
+    count = _authentications(logins, secure_cluster, ours, tool, *args)
+    assert _one_client(count, secure_cluster.nodes), f"{case}: {count} authentications"
+
+
+def test_topic_create_and_delete_log_in_once_each(logins, secure_cluster, ours):
+    """Without recording creation times (the registry is a producer of its own)."""
+    name = unique("one-new")
+    create = ("--create", "--topic", name, "--partitions", "2")
+    count = _authentications(logins, secure_cluster, ours, "kafka-topics", *create, env=RECORD_CREATION_OFF)
+    assert _one_client(count, secure_cluster.nodes), f"--create: {count} authentications"
+    count = _authentications(logins, secure_cluster, ours, "kafka-topics", "--delete", "--topic", name)
+    assert _one_client(count, secure_cluster.nodes), f"--delete: {count} authentications"
+
+
+def test_group_delete_logs_in_once(logins, secure_cluster, ours):
+    plain = secure_cluster.bootstrap
+    topic, group = create_topic(plain, unique("one-del"), partitions=2), unique("one-del")
+    commit_offsets(plain, group, {(topic, 0): 0})
+    count = _authentications(
+        logins, secure_cluster, ours, "kafka-consumer-groups", "--delete", "--group", group
+    )
+    assert _one_client(count, secure_cluster.nodes), f"--delete: {count} authentications"
+
+
+def test_the_count_tells_a_second_client(logins, secure_cluster, ours):
+    """The count tells two clients from one: ``--list`` reads ListGroups through the protocol
+    layer, which on a secured listener opens after the AdminClient has seen the login through
+    (issue 18: confluent-kafka's ListConsumerGroups has no streams type and names the KIP-848
+    states Assigning and Reconciling UNKNOWN)."""
+    count = _authentications(logins, secure_cluster, ours, "kafka-consumer-groups", "--list")
+    assert count > 1 + secure_cluster.nodes, f"--list: {count} authentications"
