@@ -82,6 +82,20 @@ def secure_cluster() -> Iterator[local_kafka.Cluster]:
         cluster.stop()
 
 
+@pytest.fixture(scope="session")
+def three_nodes() -> Iterator[local_kafka.Cluster]:
+    """One three-node 4.x cluster for every module that needs several brokers. A module that stops
+    or kills nodes calls kafka_helpers.restore_nodes before it uses the cluster and when it is done;
+    names are unique per test, so modules do not see each other's topics or groups by name."""
+    cluster = local_kafka.start(
+        nodes=3, version=local_kafka.KAFKA_VERSION, workdir=local_kafka.RUN_DIR / "pytest-3n"
+    )
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
 RunResult = subprocess.CompletedProcess
 
 
@@ -145,3 +159,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-golden", action="store_true", help="rewrite tests/golden/ from the current output"
     )
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the inner loop: the unit tests and the smoke tests (one real-broker test per command)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--fast"):
+        return
+    unit = ROOT / "tests" / "unit"
+    keep, drop = [], []
+    for item in items:
+        if item.path.is_relative_to(unit) or item.get_closest_marker("smoke") is not None:
+            keep.append(item)
+        else:
+            drop.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep

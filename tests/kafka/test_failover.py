@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from infra import kafka as local_kafka
-from tests.kafka_helpers import admin, commit_offsets, committed, produce_n, unique
+from tests.kafka_helpers import admin, commit_offsets, committed, produce_n, restore_nodes, unique
 
 pytestmark = pytest.mark.kafka
 
@@ -166,8 +166,9 @@ def _kill(cluster: local_kafka.Cluster, node_id: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def setup(ours):
-    cluster = local_kafka.start(nodes=3, workdir=local_kafka.RUN_DIR / f"test-failover-{unique('c')}")
+def setup(ours, three_nodes):
+    cluster = three_nodes
+    restore_nodes(cluster)
     try:
         bs = cluster.bootstrap
         topic, group = unique("orders"), unique("failover")
@@ -195,7 +196,7 @@ def setup(ours):
         partial.healthy["topics-under-replicated"] = everything.stdout
         yield partial
     finally:
-        cluster.stop()
+        restore_nodes(cluster)
 
 
 def _restore(setup: Setup, node_id: int) -> None:

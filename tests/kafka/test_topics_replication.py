@@ -7,8 +7,7 @@ import time
 
 import pytest
 
-from infra import kafka as local_kafka
-from tests.kafka_helpers import admin, unique
+from tests.kafka_helpers import admin, restore_nodes, unique, wait_for_full_isr
 
 pytestmark = pytest.mark.kafka
 
@@ -24,12 +23,13 @@ FILTERS = [
 
 
 @pytest.fixture(scope="module")
-def degraded():
+def degraded(three_nodes):
     """Three brokers, then broker 3 stopped: a replicated topic (min ISR 2) is under-replicated
     and at its minimum ISR, a topic whose only replica lived on broker 3 is unavailable."""
     from confluent_kafka.admin import NewTopic
 
-    cluster = local_kafka.start(nodes=3, workdir=local_kafka.RUN_DIR / f"test-topics-3n-{unique('c')}")
+    cluster = three_nodes
+    restore_nodes(cluster)
     try:
         bs = cluster.bootstrap
         replicated, solo, healthy = unique("rep"), unique("solo"), unique("ok")
@@ -44,12 +44,12 @@ def degraded():
         )
         for future in futures.values():
             future.result(30)
-        time.sleep(2)
+        wait_for_full_isr(bs, (replicated, solo, healthy))
         cluster.stop_node(3)
         _wait_until_isr_shrinks(bs, replicated)
         yield bs, (replicated, solo, healthy)
     finally:
-        cluster.stop()
+        restore_nodes(cluster)
 
 
 def _wait_until_isr_shrinks(bs, topic):
