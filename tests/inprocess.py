@@ -3,11 +3,12 @@
 Used by the ``ours`` fixture: the tests that are about a tool's behaviour (what it prints, what it
 writes, its exit code) run it through its console entry point (``main(argv)``) with argv, an empty
 stdin and stdout/stderr captured as pipes (not terminals), which saves a Python start-up and the
-imports per call. What a fresh process would not share with the previous run is reset around each
-call: os.environ (the overrides are applied, then the old environment comes back), the secrets
-collected for scrubbing, the module-level caches of our packages, logging handlers and levels, and
-signal handlers. The ``ours_process`` fixture keeps the real subprocess for the tests about the
-process boundary (console scripts, signals, stdin, terminals).
+imports per call. Output written straight to file descriptors 1 and 2 is captured as well. What a
+fresh process would not share with the previous run is reset around each call: os.environ (the
+overrides are applied, then the old environment comes back), the secrets collected for scrubbing,
+the module-level caches of our packages, logging handlers and levels, and signal handlers. The
+``ours_process`` fixture keeps the real subprocess for the tests about the process boundary
+(console scripts, signals, stdin, terminals).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import traceback
 from collections.abc import Iterator, Mapping
@@ -50,6 +52,25 @@ def _pipe(data: bytes = b"") -> tuple[io.BytesIO, io.TextIOWrapper]:
 def decode(data: bytes) -> str:
     """Bytes to text as subprocess.run(text=True) decodes a child's output (universal newlines)."""
     return io.TextIOWrapper(io.BytesIO(data), encoding=locale.getpreferredencoding(False)).read()
+
+
+@contextlib.contextmanager
+def _file_descriptors(captured: list[bytes]) -> Iterator[None]:
+    """Whatever reaches file descriptors 1 and 2 directly (a C library's own prints, for example
+    librdkafka's when no logger is set) is caught too: a process's pipes would hold it."""
+    saved = [os.dup(1), os.dup(2)]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            os.dup2(out.fileno(), 1)
+            os.dup2(err.fileno(), 2)
+            yield
+        finally:
+            for fd, old in ((1, saved[0]), (2, saved[1])):
+                os.dup2(old, fd)
+                os.close(old)
+            for file in (out, err):
+                file.seek(0)
+                captured.append(file.read())
 
 
 @contextlib.contextmanager
@@ -118,7 +139,8 @@ def run(tool: str, *args: str, env: Mapping[str, str] | None = None) -> subproce
     out_raw, out = _pipe()
     err_raw, err = _pipe()
     _, stdin = _pipe()
-    with _lock, _environment(env), _logging_state(), _signal_handlers():
+    raw_fds: list[bytes] = []
+    with _lock, _file_descriptors(raw_fds), _environment(env), _logging_state(), _signal_handlers():
         _forget_process_state()
         saved = sys.stdin, sys.stdout, sys.stderr, sys.argv
         sys.stdin, sys.stdout, sys.stderr = stdin, out, err
@@ -144,6 +166,6 @@ def run(tool: str, *args: str, env: Mapping[str, str] | None = None) -> subproce
                     stream.flush()
             sys.stdin, sys.stdout, sys.stderr, sys.argv = saved
             _forget_process_state()
-    return subprocess.CompletedProcess(
-        [tool, *args], code % 256, decode(out_raw.getvalue()), decode(err_raw.getvalue())
-    )
+    stdout = out_raw.getvalue() + raw_fds[0]
+    stderr = err_raw.getvalue() + raw_fds[1]
+    return subprocess.CompletedProcess([tool, *args], code % 256, decode(stdout), decode(stderr))

@@ -94,3 +94,11 @@ def test_a_cause_sharing_only_the_runner_frames_loses_its_more_line():
 @given(st.text(alphabet=st.characters(blacklist_characters="\t"), max_size=200))
 def test_text_without_frames_is_left_alone(text):
     assert _unscaffold(text, 6) == text
+
+
+def test_output_written_straight_to_the_descriptors_is_caught():
+    caught: list[bytes] = []
+    with inprocess._file_descriptors(caught):
+        os.write(1, b"to fd 1\n")
+        os.write(2, b"to fd 2\n")
+    assert caught == [b"to fd 1\n", b"to fd 2\n"]
