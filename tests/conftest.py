@@ -167,6 +167,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The tests on the shared three-node cluster run last, together (in their usual order), so its
+    # three broker JVMs are up only while they are needed: session fixtures end with the session.
+    items.sort(key=lambda item: "three_nodes" in item.fixturenames)
     if not config.getoption("--fast"):
         return
     unit = ROOT / "tests" / "unit"
