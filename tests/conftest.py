@@ -7,8 +7,10 @@ Set KAFKA_TEST_BOOTSTRAP to run the Kafka tests against a broker that is already
 Process start-up is most of the suite's time, so by default:
 - ``apache`` runs the Apache tools in one long-lived JVM per release (infra/ApacheToolRunner.java);
   KAFKA_TEST_APACHE_FRESH_JVM=1 starts a JVM per call instead, as the release's bin/*.sh scripts do;
-- ``ours`` runs our tools in this process (tests/inprocess.py); KAFKA_TEST_OURS_SUBPROCESS=1 runs
-  each call as a separate ``python -m`` process. ``ours_process`` is always a separate process.
+- ``ours`` runs each call of our tools as a process forked from a server that imported them once
+  (tests/forkserver.py); KAFKA_TEST_OURS_SUBPROCESS=1 starts ``python -m`` per call, and
+  KAFKA_TEST_OURS_INPROCESS=1 runs them inside the test process (tests/inprocess.py).
+  ``ours_process`` is always a ``python -m`` process.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from infra import kafka as local_kafka  # noqa: E402
-from tests import inprocess  # noqa: E402
+from tests import forkserver, inprocess  # noqa: E402
 
 OUR_TOOLS = inprocess.OUR_TOOLS
 
@@ -140,12 +142,22 @@ def _subprocess(tool: str, *args: str, env: dict[str, str] | None = None) -> Run
 
 
 @pytest.fixture(scope="session")
-def ours() -> Callable[..., RunResult[str]]:
-    """Run one of our tools through its real entry point with piped output: in this process
-    (tests/inprocess.py), or as a separate process with KAFKA_TEST_OURS_SUBPROCESS=1."""
+def ours() -> Iterator[Callable[..., RunResult[str]]]:
+    """Run one of our tools through its real entry point with piped output, each run its own
+    process forked from a server that imported the tools once (tests/forkserver.py).
+    KAFKA_TEST_OURS_SUBPROCESS=1 starts `python -m` per run instead; KAFKA_TEST_OURS_INPROCESS=1
+    runs the tools inside the test process (tests/inprocess.py)."""
     if _flag("KAFKA_TEST_OURS_SUBPROCESS"):
-        return _subprocess
-    return inprocess.run
+        yield _subprocess
+        return
+    if _flag("KAFKA_TEST_OURS_INPROCESS"):
+        yield inprocess.run
+        return
+    server = forkserver.ForkServer(str(ROOT))
+    try:
+        yield server.run  # type: ignore[misc]
+    finally:
+        server.close()
 
 
 @pytest.fixture(scope="session")

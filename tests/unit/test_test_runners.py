@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from infra.kafka import _unscaffold
 from tests import inprocess
-from tests.conftest import _subprocess
+from tests.conftest import ROOT, _subprocess
+from tests.forkserver import ForkServer
 
 OFFLINE = [
     ("kafka-consumer-groups", []),
@@ -35,6 +36,38 @@ def test_in_process_runs_give_what_a_process_gives(tool, args):
     alone = _subprocess(tool, *args)
     inside = inprocess.run(tool, *args)
     assert (inside.returncode, inside.stdout, inside.stderr) == (alone.returncode, alone.stdout, alone.stderr)
+
+
+@pytest.fixture(scope="module")
+def forked():
+    server = ForkServer(str(ROOT))
+    yield server.run
+    server.close()
+
+
+@pytest.mark.parametrize(("tool", "args"), OFFLINE, ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_forked_runs_give_what_a_process_gives(forked, tool, args):
+    alone = _subprocess(tool, *args)
+    child = forked(tool, *args)
+    assert (child.returncode, child.stdout, child.stderr) == (alone.returncode, alone.stdout, alone.stderr)
+
+
+def test_forked_runs_take_env_and_the_working_directory(forked, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = ["--bootstrap-server", "127.0.0.1:1", "--reset-offsets", "--group", "g", "--from-file", "plan.csv"]
+    env = {"KAFKA_TOOLS_STATE_DIR": str(tmp_path / "state")}
+    for present in (False, True):
+        if present:
+            (tmp_path / "plan.csv").write_text("not,a,plan\n")
+        child, alone = (
+            forked("kafka-consumer-groups", *args, env=env),
+            _subprocess("kafka-consumer-groups", *args, env=env),
+        )
+        assert (child.returncode, child.stdout, child.stderr) == (
+            alone.returncode,
+            alone.stdout,
+            alone.stderr,
+        )
 
 
 def test_in_process_runs_apply_env_and_put_the_environment_back(tmp_path, monkeypatch):
