@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from tests.kafka_helpers import admin, restore_nodes, unique, wait_for_full_isr
+from infra import kafka as local_kafka
+from tests.kafka_helpers import admin, unique, wait_for_full_isr
 
 pytestmark = pytest.mark.kafka
 
@@ -23,13 +24,13 @@ FILTERS = [
 
 
 @pytest.fixture(scope="module")
-def degraded(three_nodes):
+def degraded():
     """Three brokers, then broker 3 stopped: a replicated topic (min ISR 2) is under-replicated
     and at its minimum ISR, a topic whose only replica lived on broker 3 is unavailable."""
     from confluent_kafka.admin import NewTopic
 
-    cluster = three_nodes
-    restore_nodes(cluster)
+    # A cluster of its own: the whole-cluster reports below must show these topics and nothing else.
+    cluster = local_kafka.start(nodes=3, workdir=local_kafka.RUN_DIR / f"test-topics-3n-{unique('c')}")
     try:
         bs = cluster.bootstrap
         replicated, solo, healthy = unique("rep"), unique("solo"), unique("ok")
@@ -49,7 +50,7 @@ def degraded(three_nodes):
         _wait_until_isr_shrinks(bs, replicated)
         yield bs, (replicated, solo, healthy)
     finally:
-        restore_nodes(cluster)
+        cluster.stop()
 
 
 def _wait_until_isr_shrinks(bs, topic):
