@@ -3,6 +3,14 @@ tools beside it, and our own tools run through their real entry points.
 
 Set KAFKA_TEST_BOOTSTRAP to run the Kafka tests against a broker that is already running
 (for example one started with ``python -m infra.kafka start``).
+
+Process start-up is most of the suite's time, so by default:
+- ``apache`` runs the Apache tools in one long-lived JVM per release (infra/ApacheToolRunner.java);
+  KAFKA_TEST_APACHE_FRESH_JVM=1 starts a JVM per call instead, as the release's bin/*.sh scripts do;
+- ``ours`` runs each call of our tools as a process forked from a server that imported them once
+  (tests/forkserver.py); KAFKA_TEST_OURS_SUBPROCESS=1 starts ``python -m`` per call, and
+  KAFKA_TEST_OURS_INPROCESS=1 runs them inside the test process (tests/inprocess.py).
+  ``ours_process`` is always a ``python -m`` process.
 """
 
 from __future__ import annotations
@@ -21,12 +29,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from infra import kafka as local_kafka  # noqa: E402
+from tests import forkserver, inprocess  # noqa: E402
 
-OUR_TOOLS = {
-    "kafka-consumer-groups": "kafka_groups.cli.consumer_groups",
-    "kafka-streams-groups": "kafka_groups.cli.streams_groups",
-    "kafka-topics": "kafka_topics.cli",
-}
+OUR_TOOLS = inprocess.OUR_TOOLS
 
 
 @dataclass(frozen=True)
@@ -79,39 +84,113 @@ def secure_cluster() -> Iterator[local_kafka.Cluster]:
         cluster.stop()
 
 
+@pytest.fixture(scope="session")
+def three_nodes() -> Iterator[local_kafka.Cluster]:
+    """One three-node 4.x cluster for every module that needs several brokers. A module that stops
+    or kills nodes calls kafka_helpers.restore_nodes before it uses the cluster and when it is done;
+    names are unique per test, so modules do not see each other's topics or groups by name."""
+    cluster = local_kafka.start(
+        nodes=3, version=local_kafka.KAFKA_VERSION, workdir=local_kafka.RUN_DIR / "pytest-3n"
+    )
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
 RunResult = subprocess.CompletedProcess
 
 
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0")
+
+
 @pytest.fixture(scope="session")
-def apache() -> Callable[..., RunResult[str]]:
+def apache() -> Iterator[Callable[..., RunResult[str]]]:
     """Run a pinned Apache tool: apache("kafka-consumer-groups", "--bootstrap-server", bs, "--list")."""
+    fresh_jvm = _flag("KAFKA_TEST_APACHE_FRESH_JVM")
+    runners: dict[str, local_kafka.ApacheRunner] = {}
 
     def run(tool: str, *args: str, version: str = local_kafka.KAFKA_VERSION) -> RunResult[str]:
-        return local_kafka.run_apache(tool, list(args), version=version)
+        if fresh_jvm:
+            return local_kafka.run_apache(tool, list(args), version=version)
+        release = local_kafka.tools_version(version)
+        if release not in runners:
+            runners[release] = local_kafka.ApacheRunner(release, log_dir=local_kafka.RUN_DIR)
+        return runners[release].run(tool, list(args))
 
-    return run
+    try:
+        yield run
+    finally:
+        for runner in runners.values():
+            runner.close()
+
+
+def _subprocess(tool: str, *args: str, env: dict[str, str] | None = None) -> RunResult[str]:
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for name in inprocess.DROPPED_ENV:
+        full_env.pop(name, None)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", OUR_TOOLS[tool], *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 @pytest.fixture(scope="session")
-def ours() -> Callable[..., RunResult[str]]:
-    """Run one of our tools through its real entry point, as a separate process (piped output)."""
+def ours() -> Iterator[Callable[..., RunResult[str]]]:
+    """Run one of our tools through its real entry point with piped output, each run its own
+    process forked from a server that imported the tools once (tests/forkserver.py).
+    KAFKA_TEST_OURS_SUBPROCESS=1 starts `python -m` per run instead; KAFKA_TEST_OURS_INPROCESS=1
+    runs the tools inside the test process (tests/inprocess.py)."""
+    if _flag("KAFKA_TEST_OURS_SUBPROCESS"):
+        yield _subprocess
+        return
+    if _flag("KAFKA_TEST_OURS_INPROCESS"):
+        yield inprocess.run
+        return
+    server = forkserver.ForkServer(str(ROOT))
+    try:
+        yield server.run  # type: ignore[misc]
+    finally:
+        server.close()
 
-    def run(tool: str, *args: str, env: dict[str, str] | None = None) -> RunResult[str]:
-        full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-        full_env.pop("KAFKA_TOOLS_OUTPUT", None)
-        return subprocess.run(
-            [sys.executable, "-m", OUR_TOOLS[tool], *args],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env=full_env,
-            stdin=subprocess.DEVNULL,
-        )
 
-    return run
+@pytest.fixture(scope="session")
+def ours_process() -> Callable[..., RunResult[str]]:
+    """Run one of our tools as a separate process (``python -m``, piped output, empty stdin): for
+    what only a process shows (exit status as the shell sees it, signals, a clean interpreter)."""
+    return _subprocess
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-golden", action="store_true", help="rewrite tests/golden/ from the current output"
     )
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the inner loop: the unit tests and the smoke tests (one real-broker test per command)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The tests on the shared three-node cluster run last, together (in their usual order), so its
+    # three broker JVMs are up only while they are needed: session fixtures end with the session.
+    items.sort(key=lambda item: "three_nodes" in item.fixturenames)
+    if not config.getoption("--fast"):
+        return
+    unit = ROOT / "tests" / "unit"
+    keep, drop = [], []
+    for item in items:
+        if item.path.is_relative_to(unit) or item.get_closest_marker("smoke") is not None:
+            keep.append(item)
+        else:
+            drop.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep

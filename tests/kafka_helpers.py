@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
@@ -232,3 +232,59 @@ def delete_records_before(bootstrap: str, topic: str, partition: int, offset: in
     futures = client.delete_records([TopicPartition(topic, partition, offset)], request_timeout=30)
     for future in futures.values():
         future.result(30)
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 30.0, every: float = 0.1) -> None:
+    """Poll ``condition`` until it holds; TimeoutError naming ``what`` if it never does."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting until {what}")
+        time.sleep(every)
+
+
+def wait_for_topic_gone(bootstrap: str, name: str, timeout: float = 30.0) -> None:
+    """A deleted topic is gone from the cluster's metadata (its name can be created again)."""
+    client = admin(bootstrap)
+    wait_until(lambda: name not in client.list_topics(timeout=5).topics, f"{name} is deleted", timeout)
+
+
+def wait_for_full_isr(bootstrap: str, topics: Iterable[str], timeout: float = 60.0) -> None:
+    """Every partition of ``topics`` has a leader and all its replicas in sync."""
+    client = admin(bootstrap)
+    names = list(topics)
+
+    def in_sync() -> bool:
+        listed = client.list_topics(timeout=5).topics
+        for name in names:
+            topic = listed.get(name)
+            if topic is None or topic.error is not None or not topic.partitions:
+                return False
+            for p in topic.partitions.values():
+                if p.leader < 0 or set(p.isrs) != set(p.replicas):
+                    return False
+        return True
+
+    wait_until(in_sync, f"{', '.join(names)} are fully in sync", timeout, every=0.2)
+
+
+def restore_nodes(cluster) -> None:
+    """A shared multi-node cluster back to health: every stopped node started again, and every
+    partition of every topic led and fully in sync (so whole-cluster reports start clean)."""
+    for node in cluster.node_list:
+        if not cluster.is_running(node.node_id):
+            cluster.start_node(node.node_id)
+    client = admin(cluster.bootstrap)
+
+    def healthy() -> bool:
+        try:
+            listed = client.list_topics(timeout=5).topics
+        except KafkaException:
+            return False
+        return all(
+            topic.error is None
+            and all(p.leader >= 0 and set(p.isrs) == set(p.replicas) for p in topic.partitions.values())
+            for topic in listed.values()
+        )
+
+    wait_until(healthy, "every partition of the shared cluster is fully in sync", timeout=120, every=0.5)

@@ -125,6 +125,7 @@ def test_several_groups_are_sorted(broker, topics, empty_group, apache, ours):
         _same(theirs, mine, view)
 
 
+@pytest.mark.smoke
 def test_all_groups(broker, empty_group, apache, ours):
     for view in (["--state"], ["--members"], []):
         theirs, mine = _both(apache, ours, broker.bootstrap, "--all-groups", *view)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from infra import kafka as local_kafka
-from tests.kafka_helpers import admin, commit_offsets, committed, produce_n, unique
+from tests.kafka_helpers import admin, commit_offsets, committed, produce_n, restore_nodes, unique
 
 pytestmark = pytest.mark.kafka
 
@@ -118,11 +118,14 @@ def _coordinator(bootstrap: str, group: str) -> int:
             time.sleep(0.5)
 
 
-def _quorum_leader(cluster: local_kafka.Cluster) -> int:
+def _quorum_leader(apache, cluster: local_kafka.Cluster) -> int:
     """The active KRaft controller (kafka-metadata-quorum describe --status)."""
-    result = local_kafka.run_apache(
+    result = apache(
         "org.apache.kafka.tools.MetadataQuorumCommand",
-        ["--bootstrap-server", cluster.bootstrap, "describe", "--status"],
+        "--bootstrap-server",
+        cluster.bootstrap,
+        "describe",
+        "--status",
     )
     found = re.search(r"^LeaderId:\s+(\d+)", result.stdout, re.MULTILINE)
     assert found, result.stdout + result.stderr
@@ -166,8 +169,9 @@ def _kill(cluster: local_kafka.Cluster, node_id: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def setup(ours):
-    cluster = local_kafka.start(nodes=3, workdir=local_kafka.RUN_DIR / f"test-failover-{unique('c')}")
+def setup(ours, three_nodes):
+    cluster = three_nodes
+    restore_nodes(cluster)
     try:
         bs = cluster.bootstrap
         topic, group = unique("orders"), unique("failover")
@@ -195,7 +199,7 @@ def setup(ours):
         partial.healthy["topics-under-replicated"] = everything.stdout
         yield partial
     finally:
-        cluster.stop()
+        restore_nodes(cluster)
 
 
 def _restore(setup: Setup, node_id: int) -> None:
@@ -263,9 +267,9 @@ def _check_failover(setup: Setup, ours, victim: int, tmp_path) -> None:
         _restore(setup, victim)
 
 
-def test_a_broker_that_is_neither_controller_nor_coordinator_is_killed(setup, ours, tmp_path):
+def test_a_broker_that_is_neither_controller_nor_coordinator_is_killed(setup, apache, ours, tmp_path):
     bs = setup.cluster.bootstrap
-    spared = {_quorum_leader(setup.cluster), _coordinator(bs, setup.group)}
+    spared = {_quorum_leader(apache, setup.cluster), _coordinator(bs, setup.group)}
     victim = next(n.node_id for n in setup.cluster.node_list if n.node_id not in spared)
     assert victim in _leaders(bs, setup.topic).values()  # it leads partitions of the topic
     _check_failover(setup, ours, victim, tmp_path)

@@ -7,8 +7,7 @@ import time
 import pytest
 from confluent_kafka import Consumer
 
-from infra import kafka as local_kafka
-from tests.kafka_helpers import Record, consume_and_commit, create_topic, produce, unique
+from tests.kafka_helpers import Record, consume_and_commit, create_topic, produce, restore_nodes, unique
 
 pytestmark = pytest.mark.kafka
 
@@ -44,8 +43,9 @@ def test_group_helpers_make_groups_of_each_protocol(broker, apache, protocol, ex
     assert rows[group] == expected_type
 
 
-def test_three_node_cluster_survives_a_stopped_broker(apache):
-    cluster = local_kafka.start(nodes=3, workdir=local_kafka.RUN_DIR / f"test-3n-{unique('c')}")
+def test_three_node_cluster_survives_a_stopped_broker(apache, three_nodes):
+    cluster = three_nodes
+    restore_nodes(cluster)
     try:
         bs = cluster.bootstrap
         topic = create_topic(bs, unique("rf3"), partitions=3, replication=3)
@@ -77,4 +77,4 @@ def test_three_node_cluster_survives_a_stopped_broker(apache):
         else:
             pytest.fail("partitions stayed under-replicated after the broker came back")
     finally:
-        cluster.stop()
+        restore_nodes(cluster)

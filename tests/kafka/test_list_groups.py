@@ -40,6 +40,7 @@ def _cg(runner, bs, *args):
     return runner("kafka-consumer-groups", "--bootstrap-server", bs, *args)
 
 
+@pytest.mark.smoke
 def test_list_matches_the_apache_tool(broker, groups, apache, ours):
     theirs = _cg(apache, broker.bootstrap, "--list")
     mine = _cg(ours, broker.bootstrap, "--list")

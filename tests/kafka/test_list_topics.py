@@ -18,6 +18,7 @@ def topics(broker):
 @pytest.mark.parametrize(
     "extra", [[], ["--exclude-internal"], ["--topic", "PREFIX.*"], ["--topic", "PREFIX\\.a,PREFIX\\.c"]]
 )
+@pytest.mark.smoke
 def test_list_matches_the_apache_tool(broker, topics, apache, ours, extra):
     names, prefix = topics
     extra = [e.replace("PREFIX", prefix) for e in extra]

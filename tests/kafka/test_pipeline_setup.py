@@ -140,6 +140,7 @@ def test_a_jvm_that_does_not_start_is_reported_with_its_reason(broker, tmp_path)
         ["--conf", "spark.jars.packages=g:a:1"],
     ],
 )
+@pytest.mark.smoke
 def test_bad_spark_options_are_one_line_and_contact_nothing(tmp_path, extra):
     out = tmp_path / "sink"
     result = _to_parquet(

@@ -26,6 +26,7 @@ from tests.kafka_helpers import (
     grow_with_ours,
     produce_n,
     unique,
+    wait_for_topic_gone,
 )
 
 Seen = set[tuple[str, int, int]]
@@ -314,7 +315,7 @@ def test_kafka_topics_records_partition_creation_times(broker, ours):
         ours("kafka-topics", "--bootstrap-server", broker.bootstrap, "--delete", "--topic", topic).returncode
         == 0
     )
-    time.sleep(1)
+    wait_for_topic_gone(broker.bootstrap, topic)
     create_topic(broker.bootstrap, topic, partitions=1)
     access = KafkaAccess(settings)
     try:

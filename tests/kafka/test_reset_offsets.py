@@ -172,6 +172,7 @@ def test_exports_execute_across_tools(broker, topics, apache, ours, tmp_path):
     assert committed(bs, x) == committed(bs, y) == {tp: o - 1 for tp, o in committed(bs, source).items()}
 
 
+@pytest.mark.smoke
 def test_execute_saves_a_backup_that_undoes_the_reset(broker, topics, ours, tmp_path):
     bs = broker.bootstrap
     group = _group(bs, topics)

@@ -22,7 +22,7 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
-from tests.kafka_helpers import commit_offsets, committed, create_topic, produce_n, unique
+from tests.kafka_helpers import commit_offsets, committed, create_topic, produce_n, unique, wait_until
 
 pytestmark = pytest.mark.kafka
 
@@ -57,9 +57,11 @@ def _acl(resource: ResourceType, name: str, operation: AclOperation, principal: 
 
 def grant(cluster, principal: str, *acls: tuple[ResourceType, str, AclOperation]) -> None:
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
-    for future in admin.create_acls([_acl(r, n, o, principal) for r, n, o in acls]).values():
+    bindings = [_acl(r, n, o, principal) for r, n, o in acls]
+    for future in admin.create_acls(bindings).values():
         future.result()
-    time.sleep(0.3)  # the authorizer applies new ACLs from the metadata log
+    # The authorizer applies new ACLs from the metadata log: wait until it lists them all.
+    wait_until(lambda: set(bindings) <= set(_acls_of(admin, principal)), f"the ACLs of {principal} apply")
 
 
 def revoke(cluster, principal: str) -> None:
@@ -75,7 +77,20 @@ def revoke(cluster, principal: str) -> None:
     )
     for future in admin.delete_acls([pattern]).values():
         future.result()
-    time.sleep(0.3)
+    wait_until(lambda: not _acls_of(admin, principal), f"the ACLs of {principal} are gone")
+
+
+def _acls_of(admin: AdminClient, principal: str) -> list[AclBinding]:
+    pattern = AclBindingFilter(
+        ResourceType.ANY,
+        None,
+        ResourcePatternType.ANY,
+        principal,
+        None,
+        AclOperation.ANY,
+        AclPermissionType.ANY,
+    )
+    return list(admin.describe_acls(pattern).result())
 
 
 def config_file(tmp_path: Path, text: str, name: str = "client.properties") -> str:

@@ -128,6 +128,7 @@ def assert_same_rows(mine: str, theirs: str, what: object) -> None:
 
 
 # -- list and describe ----------------------------------------------------------------------
+@pytest.mark.smoke
 def test_list_with_and_without_state(world, apache, ours):
     for args in (
         ["--list"],

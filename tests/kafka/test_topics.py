@@ -252,6 +252,7 @@ def test_partition_expansion_guard(broker, ours):
     assert committed(bs, idle) == {(topic, 0): 3, (topic, 1): 3, (topic, 2): 0, (topic, 3): 0}
 
 
+@pytest.mark.smoke
 def test_delete_matches_apache(broker, apache, ours):
     bs = broker.bootstrap
     names = {tool: create_topic(bs, unique(f"del-{tool}"), partitions=1) for tool in ("apache", "ours")}

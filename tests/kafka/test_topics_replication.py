@@ -8,7 +8,7 @@ import time
 import pytest
 
 from infra import kafka as local_kafka
-from tests.kafka_helpers import admin, unique
+from tests.kafka_helpers import admin, unique, wait_for_full_isr
 
 pytestmark = pytest.mark.kafka
 
@@ -29,6 +29,7 @@ def degraded():
     and at its minimum ISR, a topic whose only replica lived on broker 3 is unavailable."""
     from confluent_kafka.admin import NewTopic
 
+    # A cluster of its own: the whole-cluster reports below must show these topics and nothing else.
     cluster = local_kafka.start(nodes=3, workdir=local_kafka.RUN_DIR / f"test-topics-3n-{unique('c')}")
     try:
         bs = cluster.bootstrap
@@ -44,7 +45,7 @@ def degraded():
         )
         for future in futures.values():
             future.result(30)
-        time.sleep(2)
+        wait_for_full_isr(bs, (replicated, solo, healthy))
         cluster.stop_node(3)
         _wait_until_isr_shrinks(bs, replicated)
         yield bs, (replicated, solo, healthy)

@@ -1,0 +1,137 @@
+"""The suite's own runners give what a fresh process gives: our tools run in-process
+(tests/inprocess.py) against the same tools run as `python -m`, and the Apache runner's stack-trace
+clean-up (infra.kafka._unscaffold) on plain text."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from infra.kafka import _unscaffold
+from tests import inprocess
+from tests.conftest import ROOT, _subprocess
+from tests.forkserver import ForkServer
+
+OFFLINE = [
+    ("kafka-consumer-groups", []),
+    ("kafka-consumer-groups", ["--version"]),
+    ("kafka-consumer-groups", ["--help"]),
+    ("kafka-consumer-groups", ["--list"]),
+    ("kafka-consumer-groups", ["--bootstrap-server", "127.0.0.1:1", "--describe"]),
+    ("kafka-consumer-groups", ["--bootstrap-server", "127.0.0.1:1", "--list", "--state", "Nope"]),
+    ("kafka-consumer-groups", ["--bootstrap-server", "127.0.0.1:1", "--reset-offsets", "--group", ""]),
+    ("kafka-streams-groups", ["--bootstrap-server", "127.0.0.1:1"]),
+    ("kafka-streams-groups", ["--nope"]),
+    ("kafka-topics", ["--bootstrap-server", "127.0.0.1:1", "--create", "--topic", "t", "--partitions", "x"]),
+    ("kafka-topics", ["--describe"]),
+    ("kafka-topics", ["list", "--help"]),
+]
+
+
+@pytest.mark.parametrize(("tool", "args"), OFFLINE, ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_in_process_runs_give_what_a_process_gives(tool, args):
+    alone = _subprocess(tool, *args)
+    inside = inprocess.run(tool, *args)
+    assert (inside.returncode, inside.stdout, inside.stderr) == (alone.returncode, alone.stdout, alone.stderr)
+
+
+@pytest.fixture(scope="module")
+def forked():
+    server = ForkServer(str(ROOT))
+    yield server.run
+    server.close()
+
+
+@pytest.mark.parametrize(("tool", "args"), OFFLINE, ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_forked_runs_give_what_a_process_gives(forked, tool, args):
+    alone = _subprocess(tool, *args)
+    child = forked(tool, *args)
+    assert (child.returncode, child.stdout, child.stderr) == (alone.returncode, alone.stdout, alone.stderr)
+
+
+def test_forked_runs_take_env_and_the_working_directory(forked, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = ["--bootstrap-server", "127.0.0.1:1", "--reset-offsets", "--group", "g", "--from-file", "plan.csv"]
+    env = {"KAFKA_TOOLS_STATE_DIR": str(tmp_path / "state")}
+    for present in (False, True):
+        if present:
+            (tmp_path / "plan.csv").write_text("not,a,plan\n")
+        child, alone = (
+            forked("kafka-consumer-groups", *args, env=env),
+            _subprocess("kafka-consumer-groups", *args, env=env),
+        )
+        assert (child.returncode, child.stdout, child.stderr) == (
+            alone.returncode,
+            alone.stdout,
+            alone.stderr,
+        )
+
+
+def test_in_process_runs_apply_env_and_put_the_environment_back(tmp_path, monkeypatch):
+    monkeypatch.setenv("KAFKA_TOOLS_OUTPUT", "json")  # the suite's own setting never leaks in
+    before = dict(os.environ)
+    config = tmp_path / "client.properties"
+    config.write_text("security.protocol=PLAINTEXT\n")
+    env = {"KAFKA_TOOLS_STATE_DIR": str(tmp_path / "state")}
+    args = ["--bootstrap-server", "127.0.0.1:1", "--list", "--state", "Nope"]
+    inside = inprocess.run("kafka-consumer-groups", *args, env=env)
+    alone = _subprocess("kafka-consumer-groups", *args, env=env)
+    assert (inside.returncode, inside.stdout, inside.stderr) == (alone.returncode, alone.stdout, alone.stderr)
+    assert dict(os.environ) == before
+
+
+def test_in_process_runs_forget_collected_secrets():
+    from kafka_groups import client_config
+
+    secrets = getattr(client_config, "KNOWN_SECRETS", None)
+    if not isinstance(secrets, set):
+        pytest.skip("the tools keep no module-level secrets any more")
+    secrets.add("s3cr3t-from-an-earlier-run")
+    inprocess.run("kafka-consumer-groups", "--version")
+    assert "s3cr3t-from-an-earlier-run" not in secrets
+
+
+FRESH = (
+    "java.lang.RuntimeException: java.nio.file.NoSuchFileException: /x\n"
+    "\tat org.example.Service.<init>(Service.java:193)\n"
+    "\tat org.example.Tool.main(Tool.java:109)\n"
+    "Caused by: java.nio.file.NoSuchFileException: /x\n"
+    "\tat java.base/sun.nio.fs.UnixException.translate(UnixException.java:92)\n"
+    "\tat org.example.Service.<init>(Service.java:190)\n"
+    "\t... 1 more\n"
+)
+RUNNER_FRAMES = (
+    "\tat java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)\n"
+    "\tat java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke(NativeMethodAccessorImpl.java:77)\n"
+    "\tat java.base/jdk.internal.reflect.DelegatingMethodAccessorImpl.invoke(Delegating.java:43)\n"
+    "\tat java.base/java.lang.reflect.Method.invoke(Method.java:569)\n"
+    "\tat ApacheToolRunner.run(ApacheToolRunner.java:240)\n"
+    "\tat ApacheToolRunner.main(ApacheToolRunner.java:200)\n"
+)
+MAIN_FRAME = "\tat org.example.Tool.main(Tool.java:109)\n"
+IN_RUNNER = FRESH.replace(MAIN_FRAME, MAIN_FRAME + RUNNER_FRAMES).replace("\t... 1 more\n", "\t... 7 more\n")
+
+
+def test_runner_frames_are_taken_out_of_a_trace():
+    assert _unscaffold(IN_RUNNER, 6) == FRESH
+
+
+def test_a_cause_sharing_only_the_runner_frames_loses_its_more_line():
+    head, cause = "E\n\tat a.B.main(B.java:1)\n", "Caused by: C\n\tat x.Y.z(Y.java:2)\n"
+    assert _unscaffold(head + RUNNER_FRAMES + cause + "\t... 6 more\n", 6) == head + cause
+
+
+@given(st.text(alphabet=st.characters(blacklist_characters="\t"), max_size=200))
+def test_text_without_frames_is_left_alone(text):
+    assert _unscaffold(text, 6) == text
+
+
+def test_output_written_straight_to_the_descriptors_is_caught():
+    caught: list[bytes] = []
+    with inprocess._file_descriptors(caught):
+        os.write(1, b"to fd 1\n")
+        os.write(2, b"to fd 2\n")
+    assert caught == [b"to fd 1\n", b"to fd 2\n"]
