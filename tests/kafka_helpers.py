@@ -202,28 +202,44 @@ class ActiveConsumer:
         self.consumer.close()
 
 
-# The coordinator is loading or moving (a broker just restarted): ask again, as clients do.
-_RETRIABLE_GROUP_ERRORS = frozenset({14, 15, 16})
-
-
 def committed(bootstrap: str, group: str, timeout: float = 60.0) -> dict[tuple[str, int], int]:
     """The group's committed offsets, read with a real client."""
-    from confluent_kafka import ConsumerGroupTopicPartitions
+    return committed_of(bootstrap, [group], timeout)[group]
 
-    client = admin(bootstrap)
+
+def committed_of(
+    bootstrap: str, groups: Sequence[str], timeout: float = 60.0
+) -> dict[str, dict[tuple[str, int], int]]:
+    """The committed offsets of each group, read with kafka-python (one OffsetFetch per
+    coordinator). Not with confluent-kafka: librdkafka's ListConsumerGroupOffsets crashes the
+    process when a coordinator answers NOT_COORDINATOR (librdkafka issue #5040), as one that is
+    loading or moving (a new cluster, a broker just restarted) does. Those answers are asked
+    again, as clients do, with a fresh client that looks the coordinator up again."""
+    from kafka import KafkaAdminClient
+    from kafka.errors import KafkaError
+
+    if not groups:
+        return {}
     deadline = time.monotonic() + timeout
     while True:
-        future = client.list_consumer_group_offsets(
-            [ConsumerGroupTopicPartitions(group)], request_timeout=30
-        )[group]
+        client = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30_000)
         try:
-            listed = future.result()
-        except KafkaException as exc:
-            if exc.args[0].code() not in _RETRIABLE_GROUP_ERRORS or time.monotonic() > deadline:
+            listed = client.list_group_offsets(dict.fromkeys(groups))
+        except KafkaError as exc:
+            if not exc.retriable or time.monotonic() > deadline:
                 raise
             time.sleep(0.5)
             continue
-        return {(tp.topic, tp.partition): tp.offset for tp in listed.topic_partitions if tp.offset >= 0}
+        finally:
+            client.close()
+        return {
+            group: {
+                (tp.topic, tp.partition): om.offset
+                for tp, om in listed.get(group, {}).items()
+                if om.offset >= 0
+            }
+            for group in groups
+        }
 
 
 def delete_records_before(bootstrap: str, topic: str, partition: int, offset: int) -> None:

@@ -34,7 +34,7 @@ class KafkaAccess(TopicsAccess, StreamsAccess, OffsetsAccess, CommitsAccess):
         groups = {g.group_id: g.state for g in select_consumer_groups(listed, frozenset(), frozenset())}
         if not groups:
             return {}
-        offsets = self.committed_offsets(list(groups), many=True)
+        offsets = self.committed_offsets(list(groups))
         found = {}
         for group, held in offsets.items():
             on = [tp for tp in held if tp[0] in topics]

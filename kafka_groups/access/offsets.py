@@ -3,14 +3,11 @@ timestamp (ListOffsets)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from kafka_groups.access.connection import Connection
 from kafka_groups.access.decode import _protocol_error
 from kafka_groups.access.naming import (
     _common_reason,
     _describe_groups_acl,
-    _groups_named,
     _offsets_missing,
     _seconds_left,
 )
@@ -31,84 +28,50 @@ NO_OFFSET_FOR_TIME = -1  # ListOffsets by timestamp: no record at or after it
 
 
 class OffsetsAccess(Connection):
-    def committed_offsets(
-        self, group_ids: list[str], many: bool = False
-    ) -> dict[str, dict[TopicPartition, Committed]]:
-        """Every committed offset of each group (OffsetFetch; the requests go out together).
-
-        ``many``: the groups may hold thousands of offsets; the protocol layer decodes them
-        several times faster than confluent-kafka builds its per-partition objects."""
-        if many and group_ids:
-            raw = self._via_protocol(
-                "fetching committed offsets",
-                self._protocol.list_group_offsets,
-                {g: None for g in group_ids},
-                needs=_describe_groups_acl(group_ids),
-                on_retry=lambda _missing: self._forget_coordinators(group_ids),
-            )
-            return {
-                group: {
-                    (tp.topic, tp.partition): Committed(
-                        om.offset, om.leader_epoch if om.leader_epoch >= 0 else None
-                    )
-                    for tp, om in offsets.items()
-                    if om.offset >= 0
-                }
-                for group, offsets in raw.items()
-            }
+    def committed_offsets(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, Committed]]:
+        """Every committed offset of each group (OffsetFetch, one request per coordinator)."""
         return {
-            group: {(tp.topic, tp.partition): Committed(tp.offset, tp.leader_epoch) for tp in listed}
-            for group, listed in self._listed_offsets(group_ids).items()
+            group: {tp: Committed(offset, epoch) for tp, (offset, epoch, _) in offsets.items()}
+            for group, offsets in self._fetched_offsets(group_ids).items()
         }
 
     def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:
         """The group's committed offsets with the metadata string each was committed with."""
-        listed = self._listed_offsets([group_id])[group_id]
-        return {(tp.topic, tp.partition): (tp.offset, tp.metadata or "") for tp in listed}
+        fetched = self._fetched_offsets([group_id]).get(group_id, {})
+        return {tp: (offset, metadata) for tp, (offset, _, metadata) in fetched.items()}
 
-    def _listed_offsets(self, group_ids: list[str]) -> dict[str, list[Any]]:
-        """OffsetFetch per group through confluent-kafka (the requests go out together): the
-        partitions that hold a committed offset, as confluent-kafka's TopicPartitions."""
-        from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
+    def _fetched_offsets(
+        self, group_ids: list[str]
+    ) -> dict[str, dict[TopicPartition, tuple[int, int | None, str]]]:
+        """OffsetFetch for the groups through the protocol layer: the partitions that hold a
+        committed offset, as (offset, leader epoch, metadata).
 
-        result: dict[str, list[Any]] = {}
-
-        def attempt(deadline: Deadline) -> None:
-            pending = {
-                g: self._admin.list_consumer_group_offsets(
-                    [ConsumerGroupTopicPartitions(g)], request_timeout=_seconds_left(deadline)
-                )[g]
-                for g in group_ids
-                if g not in result
+        Never through confluent-kafka: librdkafka's ListConsumerGroupOffsets dereferences a
+        consumer-group handle an admin client does not have when the coordinator answers
+        NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE (librdkafka issue #5040), which a new
+        cluster's or a moving coordinator does, and the whole process dies of a segmentation
+        fault. The protocol layer retries those answers like any other."""
+        if not group_ids:
+            return {}
+        raw = self._via_protocol(
+            "fetching committed offsets",
+            self._protocol.list_group_offsets,
+            dict.fromkeys(group_ids),
+            needs=_describe_groups_acl(group_ids),
+            on_retry=lambda _missing: self._forget_coordinators(group_ids),
+        )
+        return {
+            group: {
+                (tp.topic, tp.partition): (
+                    om.offset,
+                    om.leader_epoch if om.leader_epoch is not None and om.leader_epoch >= 0 else None,
+                    om.metadata or "",
+                )
+                for tp, om in offsets.items()
+                if om.offset >= 0
             }
-            waiting: list[str] = []
-            reason = ""
-            for group_id, future in pending.items():
-                try:
-                    listed = future.result()
-                except KafkaException as exc:
-                    if not is_retriable(exc):
-                        raise self._admin_error(
-                            exc,
-                            f"fetching the committed offsets of '{group_id}'",
-                            _describe_groups_acl([group_id]),
-                        ) from None
-                    waiting.append(group_id)
-                    reason = describe_error(exc)
-                    continue
-                unsure = [tp for tp in listed.topic_partitions if tp.error is not None]
-                if unsure and retriable_code(unsure[0].error.code()):
-                    waiting.append(group_id)
-                    reason = f"{unsure[0].topic}-{unsure[0].partition}: {unsure[0].error.str()}"
-                    continue
-                result[group_id] = [
-                    tp for tp in listed.topic_partitions if tp.offset >= 0 and tp.error is None
-                ]
-            if waiting:
-                raise Unavailable(f"the committed offsets of {_groups_named(waiting)}", reason)
-
-        self._retrying("the committed offsets", attempt)
-        return result
+            for group, offsets in raw.items()
+        }
 
     def log_offsets(
         self, partitions: set[TopicPartition], earliest: bool = False, latest: bool = True

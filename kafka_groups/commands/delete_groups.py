@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 
 REQUEST_TIMED_OUT = 7
-MANY_GROUPS = 10  # more groups than this: their offsets are fetched in one request per coordinator
 
 
 def finish(outcome: Outcome, problem: str | None) -> None:
@@ -151,7 +150,7 @@ class DeleteGroupsRequest:
             current: dict[str, dict[TopicPartition, int]] = {}
             expected: list[str] = []
             if ids:
-                offsets = access.committed_offsets(ids, many=len(ids) > MANY_GROUPS)
+                offsets = access.committed_offsets(ids)
                 current = {g: {tp: c.offset for tp, c in offsets.get(g, {}).items()} for g in ids}
                 held = [g for g in ids if current[g]]
                 if held:  # the undo names the groups the broker will delete: those without members

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import connection_flags
-from kafka_groups.commands.delete_groups import MANY_GROUPS, GroupDeletion, finish
+from kafka_groups.commands.delete_groups import GroupDeletion, finish
 from kafka_groups.commands.guard import Landed, Verdict, delete_topics
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.delete import GroupDeleteResult
@@ -96,7 +96,7 @@ class DeleteStreamsGroupsRequest:
                     topics[group] = found.deletable
         current: dict[str, dict[tuple[str, int], int]] = {}
         if todo:
-            offsets = access.committed_offsets(todo, many=len(todo) > MANY_GROUPS)
+            offsets = access.committed_offsets(todo)
             current = {g: {tp: c.offset for tp, c in offsets.get(g, {}).items()} for g in todo}
         deletion = GroupDeletion(access, self.connection, "kafka-streams-groups", self.backup_dir)
         sent, backup, verdict = deletion.run(

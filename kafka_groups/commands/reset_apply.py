@@ -50,11 +50,11 @@ def apply_reset(
     if backup:
         announce(undo_hint("this reset replaced", backup, groups, connection, tool))
     many = sum(len(o) for o in targets.values()) > PROTOCOL_LAYER_THRESHOLD
-    recheck(access, plan, many)
+    recheck(access, plan)
     sent = Write(
         access,
         send=lambda: access.alter_offsets(targets, many=many),
-        read_back=lambda reader: committed_offsets(reader, list(targets), many),
+        read_back=lambda reader: committed_offsets(reader, list(targets)),
         in_doubt=lambda answer: any(answer.values()),
         verify_always=True,
     ).run()
@@ -129,12 +129,12 @@ def verdict_failure(verdict: Verdict) -> CliError | None:
     return None  # pragma: no cover - conclude raises when a unit is unknown
 
 
-def recheck(access: KafkaAccess, plan: Plan, many: bool) -> None:
+def recheck(access: KafkaAccess, plan: Plan) -> None:
     """Right before the commit: refuse when the groups' committed offsets are no longer
     those the plan was made against (another writer, or a --from-file plan applied late)."""
     targets = plan.targets
     try:
-        now = committed_offsets(access, list(targets), many)
+        now = committed_offsets(access, list(targets))
     except CliError as exc:
         raise ClusterError(
             f"nothing was reset: the committed offsets could not be read again right before the "

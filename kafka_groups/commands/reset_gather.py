@@ -37,10 +37,8 @@ NEEDS_START = frozenset(
 )
 
 
-def committed_offsets(
-    access: KafkaAccess, groups: list[str], many: bool
-) -> dict[str, dict[TopicPartition, int]]:
-    fetched = access.committed_offsets(groups, many=many)
+def committed_offsets(access: KafkaAccess, groups: list[str]) -> dict[str, dict[TopicPartition, int]]:
+    fetched = access.committed_offsets(groups)
     return {g: {tp: c.offset for tp, c in offsets.items()} for g, offsets in fetched.items()}
 
 
@@ -100,8 +98,6 @@ def gather(
 ) -> Snapshot:
     """Everything :func:`~kafka_groups.core.reset_plan.plan_reset` reads. ``detail``: the
     output shows current offsets and log bounds (a richer format than the Apache text)."""
-    from kafka_groups.access.cluster import PROTOCOL_LAYER_THRESHOLD
-
     spec = request.spec
     snapshot = gather_groups(access, request, groups, all_groups)
     _refused, allowed = split_refused(snapshot)
@@ -111,16 +107,14 @@ def gather(
     wanted = request.all_topics or request.execute or detail or spec.scenario in NEEDS_COMMITTED
     wanted = wanted or (request.streams and bool(request.topics))  # the topics must be the group's
     if request.all_topics:  # the scope is the committed offsets: size unknown until read
-        many = access.partition_count() > PROTOCOL_LAYER_THRESHOLD
-        snapshot = replace(snapshot, committed=committed_offsets(access, allowed, many))
+        snapshot = replace(snapshot, committed=committed_offsets(access, allowed))
     whole = whole_topics(request)
     if whole:
         snapshot = replace(snapshot, partitions=access.topic_partitions(set(whole)))
     scope = scopes(request, snapshot, allowed)
     every = {tp for s in scope.values() for tp in s}
     if wanted and not request.all_topics:
-        many = len(every) > PROTOCOL_LAYER_THRESHOLD
-        snapshot = replace(snapshot, committed=committed_offsets(access, allowed, many))
+        snapshot = replace(snapshot, committed=committed_offsets(access, allowed))
     if every:
         known = access.topic_partitions({t for t, _ in every})
         snapshot = replace(snapshot, partitions={**snapshot.partitions, **known})

@@ -32,10 +32,11 @@ def test_committed_offsets_agree(broker, access):
     topic = create_topic(bs, unique("ap"), partitions=4)
     group = unique("ap")
     commit_offsets(bs, group, {(topic, 0): 3, (topic, 2): 9})
-    small = access.committed_offsets([group])
-    large = access.committed_offsets([group], many=True)
-    assert small == large
-    assert {tp: c.offset for tp, c in small[group].items()} == {(topic, 0): 3, (topic, 2): 9}
+    held = access.committed_offsets([group])
+    assert {tp: c.offset for tp, c in held[group].items()} == {(topic, 0): 3, (topic, 2): 9}
+    assert access.committed_with_metadata(group) == {(topic, 0): (3, ""), (topic, 2): (9, "")}
+    none = unique("ap-none")
+    assert access.committed_offsets([none]) == {none: {}}
 
 
 def test_log_offsets_agree(broker, access, monkeypatch):

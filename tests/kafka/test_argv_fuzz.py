@@ -38,7 +38,7 @@ from kafka_groups.cli.runner import run_tool
 from kafka_topics import cli as topics_cli
 from kafka_topics import flags as topics_flags
 from kafka_topics.core import INTERNAL_TOPICS
-from tests.kafka_helpers import admin, commit_offsets, committed, create_topic, produce_n, unique
+from tests.kafka_helpers import admin, commit_offsets, committed_of, create_topic, produce_n, unique
 
 pytestmark = pytest.mark.kafka
 
@@ -124,25 +124,11 @@ ADMINS: dict[str, Any] = {}
 def snapshot(bs: str) -> Snapshot:
     """Topics (partition counts), groups, and every group's committed offsets (asked for all
     groups at once, through one client)."""
-    from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
-
     client = ADMINS.setdefault(bs, admin(bs))
     topics = {name: len(t.partitions) for name, t in client.list_topics(timeout=30).topics.items()}
     listed = client.list_consumer_groups(request_timeout=30).result()
     groups = frozenset(g.group_id for g in listed.valid)
-    futures = {
-        g: client.list_consumer_group_offsets([ConsumerGroupTopicPartitions(g)], request_timeout=30)[g]
-        for g in sorted(groups)
-    }
-    offsets: dict[str, dict[tuple[str, int], int]] = {}
-    for group, future in futures.items():
-        try:
-            held = future.result().topic_partitions
-        except KafkaException:  # the coordinator is busy: read it the patient way
-            offsets[group] = committed(bs, group)
-            continue
-        offsets[group] = {(tp.topic, tp.partition): tp.offset for tp in held if tp.offset >= 0}
-    return topics, groups, offsets
+    return topics, groups, committed_of(bs, sorted(groups))
 
 
 def settled(bs: str) -> Snapshot:

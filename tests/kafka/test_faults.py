@@ -78,7 +78,7 @@ def committed(bs: str, group: str) -> dict[tuple[str, int], int]:
     while True:
         access = KafkaAccess(ConnectionArgs(bootstrap_server=bs, timeout_ms=10000).resolve())
         try:
-            held = access.committed_offsets([group], many=True).get(group, {})
+            held = access.committed_offsets([group]).get(group, {})
             return {tp: c.offset for tp, c in held.items()}
         except ClusterError:
             if time.monotonic() > deadline:

@@ -83,17 +83,6 @@ def test_in_process_runs_apply_env_and_put_the_environment_back(tmp_path, monkey
     assert dict(os.environ) == before
 
 
-def test_in_process_runs_forget_collected_secrets():
-    from kafka_groups import client_config
-
-    secrets = getattr(client_config, "KNOWN_SECRETS", None)
-    if not isinstance(secrets, set):
-        pytest.skip("the tools keep no module-level secrets any more")
-    secrets.add("s3cr3t-from-an-earlier-run")
-    inprocess.run("kafka-consumer-groups", "--version")
-    assert "s3cr3t-from-an-earlier-run" not in secrets
-
-
 FRESH = (
     "java.lang.RuntimeException: java.nio.file.NoSuchFileException: /x\n"
     "\tat org.example.Service.<init>(Service.java:193)\n"
