@@ -138,4 +138,7 @@ def write(root: Path) -> None:
 
 
 if __name__ == "__main__":
+    # python -m kafka_groups.cli.completions [DIR]: regenerate the scripts (into completions/).
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+        sys.exit("usage: python -m kafka_groups.cli.completions [DIR]")
     write(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "completions")
