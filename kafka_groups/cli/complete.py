@@ -20,6 +20,7 @@ import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 ENV_COMPLETE = "_KAFKA_TOOLS_COMPLETE"
 SHELLS = ("bash", "zsh", "fish")
@@ -366,7 +367,6 @@ def _click_completions(prog: str, args: list[str], incomplete: str) -> list[tupl
     import importlib
 
     import typer
-    from click.shell_completion import ShellComplete
 
     module = {
         "kafka-consumer-groups": "kafka_groups.cli.consumer_groups_app",
@@ -374,8 +374,37 @@ def _click_completions(prog: str, args: list[str], incomplete: str) -> list[tupl
         "kafka-topics": "kafka_topics.app",
     }[prog]
     command = typer.main.get_command(importlib.import_module(module).app)
-    items = ShellComplete(command, {}, prog, ENV_COMPLETE).get_completions(args, incomplete)
+    shell_complete = _shell_completion_of(command)
+    items = shell_complete(command, {}, prog, ENV_COMPLETE).get_completions(args, incomplete)
     return [(str(item.value), item.help or "") for item in items if item.type == "plain"]
+
+
+def _shell_completion_of(command: object) -> Any:
+    """A ``ShellComplete`` of the Click the command is built on (the ``click`` package up to
+    Typer 0.20, the copy Typer carries from 0.21 on, when no ``click`` is installed), made
+    concrete: only its ``get_completions`` is used, which every shell's completion shares."""
+    import importlib
+
+    for cls in type(command).__mro__:
+        package, _, leaf = cls.__module__.rpartition(".")
+        if leaf == "core" and package and package != "typer":
+            base = importlib.import_module(f"{package}.shell_completion").ShellComplete
+
+            class Lister(base):  # type: ignore[misc, valid-type]
+                name = "kafka-tools"
+                source_template = ""
+
+                def source_vars(self) -> dict[str, Any]:
+                    return {}
+
+                def get_completion_args(self) -> tuple[list[str], str]:
+                    return [], ""
+
+                def format_completion(self, item: Any) -> str:
+                    return str(item.value)
+
+            return Lister
+    raise LookupError(f"no Click under {type(command).__name__}")
 
 
 class NameSource:

@@ -279,3 +279,16 @@ def test_completion_for_an_unknown_shell_is_a_usage_error():
     assert proc.stderr.splitlines() == [
         "Error: Completion is available for bash, zsh and fish, not 'tcsh': name the shell"
     ]
+
+
+def test_the_subcommand_form_completes_through_the_click_typer_is_built_on():
+    # Typer 0.21 and later carry their own Click (no `click` package is installed with them):
+    # the subcommand form's candidates come from whichever Click the app is built on.
+    from kafka_groups.cli.complete import _click_completions
+
+    assert _click_completions("kafka-consumer-groups", ["describe"], "--gr") == [
+        ("--group", "A group to describe; repeat for several.")
+    ]
+    assert {"list", "describe", "create", "alter", "delete"} <= {
+        value for value, _ in _click_completions("kafka-topics", [], "")
+    }
