@@ -35,9 +35,9 @@ class CommitsAccess(Connection):
                     f"not committing {offset} for {topic}-{partition} of group '{group}': it is not an "
                     "offset (nothing was written)"
                 )
-        if many:
-            return self._alter_offsets_protocol(plans)
         notes = metadata or {}
+        if many:
+            return self._alter_offsets_protocol(plans, notes)
         from confluent_kafka import (
             ConsumerGroupTopicPartitions,
             KafkaException,
@@ -104,7 +104,9 @@ class CommitsAccess(Connection):
         if failure:
             raise ClusterError(f"committing the offsets of '{group_id}' failed: {failure}")
 
-    def _alter_offsets_protocol(self, plans: dict[str, dict[TopicPartition, int]]) -> dict[str, str | None]:
+    def _alter_offsets_protocol(
+        self, plans: dict[str, dict[TopicPartition, int]], notes: dict[TopicPartition, str]
+    ) -> dict[str, str | None]:
         from kafka.errors import KafkaError
         from kafka.structs import OffsetAndMetadata
         from kafka.structs import TopicPartition as KafkaTP
@@ -115,7 +117,11 @@ class CommitsAccess(Connection):
                 continue
             try:
                 result = self._protocol.alter_group_offsets(
-                    group, {KafkaTP(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets.items()}
+                    group,
+                    {
+                        KafkaTP(t, p): OffsetAndMetadata(o, notes.get((t, p), ""), -1)
+                        for (t, p), o in offsets.items()
+                    },
                 )
             except KafkaError as exc:
                 outcome[group] = denied(getattr(exc, "errno", None), _commit_acl(group, None)) or str(exc)

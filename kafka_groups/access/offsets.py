@@ -65,7 +65,9 @@ class OffsetsAccess(Connection):
                 (tp.topic, tp.partition): (
                     om.offset,
                     om.leader_epoch if om.leader_epoch is not None and om.leader_epoch >= 0 else None,
-                    om.metadata or "",
+                    # librdkafka's AlterConsumerGroupOffsets stores the metadata string with its
+                    # C terminator; the string the writer gave is what is meant.
+                    (om.metadata or "").removesuffix("\x00"),
                 )
                 for tp, om in offsets.items()
                 if om.offset >= 0

@@ -229,7 +229,7 @@ def test_the_expansion_guard_calls_a_pipeline_landing_from_the_beginning_safe(br
     lines = altered.stderr.splitlines()
     warning = next(line for line in lines if line.startswith("Warning: "))
     assert f"{at_risk} (Empty)" in warning and safe not in warning
-    assert f"No reset needed for {safe}: kafka-to-parquet recorded a policy" in altered.stderr
+    assert f"No reset needed for {safe}: kafka-to-parquet recorded a policy" in altered.stderr, altered.stderr
     command = next(line for line in lines if line.startswith("To read the new partitions"))
     assert f"--group {at_risk} --reset-offsets --topic {topic}:1,2 --to-earliest" in command
     assert safe not in command
