@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt
 from kafka_groups.commands.delete_groups import DeleteGroupsRequest, DeleteOffsetsRequest
 from kafka_groups.core.selectors import check_groups, check_topic_args
 from kafka_groups.render import OutputFormat
@@ -64,6 +65,8 @@ def delete_command(
         typer.Option("--group", help="A group to delete; repeat for several.", show_default=False),
     ] = None,
     all_groups: Annotated[bool, typer.Option("--all-groups", help="Every consumer group.")] = False,
+    group_pattern: GroupPatternOpt = None,
+    exclude_group: ExcludeGroupOpt = None,
     backup_dir: BackupDirOpt = None,
     output: OutputOpt = OutputFormat.AUTO,
     debug: DebugOpt = False,
@@ -81,4 +84,6 @@ def delete_command(
         all_groups=all_groups,
         backup_dir=backup_dir,
         output=output,
+        group_patterns=tuple(group_pattern or ()),
+        exclude_groups=tuple(exclude_group or ()),
     ).execute()

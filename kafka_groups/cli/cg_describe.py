@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt
 from kafka_groups.commands.describe_groups import DescribeGroupsRequest
 from kafka_groups.core.selectors import check_groups
 from kafka_groups.render import OutputFormat
@@ -22,6 +23,8 @@ def describe_command(
         typer.Option("--group", help="A group to describe; repeat for several.", show_default=False),
     ] = None,
     all_groups: Annotated[bool, typer.Option("--all-groups", help="Describe every consumer group.")] = False,
+    group_pattern: GroupPatternOpt = None,
+    exclude_group: ExcludeGroupOpt = None,
     offsets: Annotated[
         bool,
         typer.Option("--offsets", help="Committed offsets, log end offsets and lag per partition (default)."),
@@ -55,4 +58,6 @@ def describe_command(
         state=state,
         verbose=verbose,
         output=output,
+        group_patterns=tuple(group_pattern or ()),
+        exclude_groups=tuple(exclude_group or ()),
     ).execute()

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt, SkipActiveOpt, ToGroupOpt
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
 from kafka_groups.core.reset import Scenario
 from kafka_groups.core.selectors import check_groups, check_topic_args
@@ -22,6 +23,9 @@ def reset_command(
         typer.Option("--group", help="A group to reset; repeat for several.", show_default=False),
     ] = None,
     all_groups: Annotated[bool, typer.Option("--all-groups", help="Every consumer group.")] = False,
+    group_pattern: GroupPatternOpt = None,
+    exclude_group: ExcludeGroupOpt = None,
+    skip_active: SkipActiveOpt = False,
     topic: Annotated[
         list[str] | None,
         typer.Option(
@@ -79,6 +83,7 @@ def reset_command(
             help="Scenario (ours, KIP-842): move only out-of-range offsets to the nearer log bound.",
         ),
     ] = False,
+    to_group: ToGroupOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only show the plan (the default).")] = False,
     execute: Annotated[
         bool,
@@ -116,6 +121,7 @@ def reset_command(
         from_file,
         to_start_time,
         to_nearest,
+        to_group,
     )
     ResetOffsetsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
@@ -129,6 +135,9 @@ def reset_command(
         export=export,
         backup_dir=backup_dir,
         output=output,
+        group_patterns=tuple(group_pattern or ()),
+        exclude_groups=tuple(exclude_group or ()),
+        skip_active=skip_active,
     ).execute()
 
 
@@ -143,6 +152,7 @@ def scenarios_given(
     from_file: str | None,
     to_start_time: bool,
     to_nearest: bool,
+    to_group: str | None = None,
 ) -> tuple[tuple[Scenario, str | None], ...]:
     """The scenario options given, in the order the Apache tool checks them."""
     given: list[tuple[Scenario, str | None]] = []
@@ -157,6 +167,7 @@ def scenarios_given(
         (Scenario.FROM_FILE, from_file, from_file is not None),
         (Scenario.TO_START_TIME, None, to_start_time),
         (Scenario.TO_NEAREST, None, to_nearest),
+        (Scenario.TO_GROUP, to_group, to_group is not None),
     ):
         if on:
             given.append((scenario, None if value is None else str(value)))

@@ -37,8 +37,11 @@ SCENARIOS = (
     "from-file",
     "to-start-time",
     "to-nearest",
+    "to-group",
 )
-RESET_SCOPE = ("group", "all-groups", "dry-run", "execute", "export", "backup-dir")
+# Ours: selecting groups by regex (describe, delete, reset).
+SELECT = ("group-pattern", "exclude-group")
+RESET_SCOPE = ("group", "all-groups", *SELECT, "skip-active", "dry-run", "execute", "export", "backup-dir")
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ class ToolSpec:
     common: tuple[str, ...] = COMMON
     # Options given at most once among each of these sets.
     exclusive: tuple[tuple[str, ...], ...] = ()
-    repeatable: frozenset[str] = frozenset({"group", "topic", "input-topic", "config"})
+    repeatable: frozenset[str] = frozenset({"group", "topic", "input-topic", "config", *SELECT})
     optional_value: frozenset[str] = frozenset({"state", "type"})
 
     def options(self) -> set[str]:
@@ -62,12 +65,13 @@ class ToolSpec:
 _GROUP_EXCLUSIVE = (
     SCENARIOS,
     ("dry-run", "execute"),
-    ("group", "all-groups"),
+    ("group", "all-groups", "group-pattern"),
     ("members", "offsets", "state"),
 )
 _CG_VALUED = frozenset(
     {"bootstrap-server", "command-config", "group", "topic", "timeout", "output", "backup-dir"}
     | {"to-offset", "from-file", "to-datetime", "by-duration", "shift-by", "validate-regex"}
+    | {"to-group", *SELECT}
 )
 
 TOOLS: dict[str, ToolSpec] = {
@@ -76,10 +80,10 @@ TOOLS: dict[str, ToolSpec] = {
         actions=("list", "describe", "reset-offsets", "delete-offsets", "delete", "validate-regex"),
         per_action={
             "list": ("state", "type"),
-            "describe": ("group", "all-groups", "members", "offsets", "state", "verbose"),
+            "describe": ("group", "all-groups", *SELECT, "members", "offsets", "state", "verbose"),
             "reset-offsets": (*RESET_SCOPE, "topic", "all-topics", *SCENARIOS),
             "delete-offsets": ("group", "topic", "backup-dir"),
-            "delete": ("group", "all-groups", "backup-dir"),
+            "delete": ("group", "all-groups", *SELECT, "backup-dir"),
             "validate-regex": (),
         },
         valued=_CG_VALUED,
@@ -90,12 +94,13 @@ TOOLS: dict[str, ToolSpec] = {
         actions=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
         per_action={
             "list": ("state",),
-            "describe": ("group", "all-groups", "members", "offsets", "state", "verbose"),
+            "describe": ("group", "all-groups", *SELECT, "members", "offsets", "state", "verbose"),
             "reset-offsets": (*RESET_SCOPE, "input-topic", "all-input-topics", *SCENARIOS),
             "delete-offsets": ("group", "input-topic", "all-input-topics", "backup-dir"),
             "delete": (
                 "group",
                 "all-groups",
+                *SELECT,
                 "delete-internal-topic",
                 "delete-all-internal-topics",
                 "backup-dir",
@@ -107,7 +112,7 @@ TOOLS: dict[str, ToolSpec] = {
             ("input-topic", "all-input-topics"),
             ("delete-internal-topic", "delete-all-internal-topics"),
         ),
-        repeatable=frozenset({"group", "input-topic", "delete-internal-topic"}),
+        repeatable=frozenset({"group", "input-topic", "delete-internal-topic", *SELECT}),
     ),
     "kafka-topics": ToolSpec(
         subcommands=("list", "describe", "create", "alter", "delete"),
@@ -173,6 +178,9 @@ DESCRIPTIONS = {
     "debug": "tracebacks and client logs (ours)",
     "group": "a group id",
     "all-groups": "every group",
+    "group-pattern": "groups whose whole id matches a regex (ours)",
+    "exclude-group": "leave out groups matching a regex (ours)",
+    "skip-active": "reset the inactive groups, name the active ones (ours)",
     "topic": "a topic (topic:partitions for resets)",
     "all-topics": "every topic the group has offsets for",
     "input-topic": "an input topic of the streams application",
@@ -190,6 +198,7 @@ DESCRIPTIONS = {
     "from-file": "a CSV plan (--export)",
     "to-start-time": "the group's start time (KIP-1282, ours)",
     "to-nearest": "the nearest offset still in the log (KIP-842, ours)",
+    "to-group": "another group's committed offsets (ours)",
     "members": "the members of each group",
     "offsets": "the offsets of each group (the default)",
     "state": "the group state",
@@ -315,7 +324,7 @@ def complete_value(prog: str, option: str, incomplete: str, line: Line, names: N
         return Answer([("consumer", ""), ("classic", "")])
     if names is None:
         return Answer([])
-    if option == "group":
+    if option in ("group", "to-group"):  # --to-group: the source, any group on the cluster
         kind = "streams-groups" if prog == "kafka-streams-groups" else "groups"
         return Answer([(g, "group") for g in names.lookup(kind, line)])
     if option in ("topic", "input-topic", "delete-internal-topic"):

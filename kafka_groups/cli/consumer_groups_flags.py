@@ -12,6 +12,7 @@ from kafka_groups.commands.describe_groups import DescribeGroupsRequest
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
 from kafka_groups.commands.validate_regex import ValidateRegexRequest
+from kafka_groups.core.group_select import GroupSelection
 from kafka_groups.core.reset import Scenario
 from kafka_groups.core.selectors import check_groups, check_topic_args
 from kafka_groups.errors import CliError, UsageError
@@ -30,6 +31,7 @@ SCENARIOS_CHECK_ORDER = (
     "from-file",
     "to-start-time",  # ours (KIP-1282)
     "to-nearest",  # ours (KIP-842)
+    "to-group",  # ours (as rpk group seek --to-group)
 )
 # The iteration order of the Apache tool's scenario set, which decides which conflict it names.
 SCENARIOS_SET_ORDER = (
@@ -43,8 +45,12 @@ SCENARIOS_SET_ORDER = (
     "shift-by",
     "to-start-time",
     "to-nearest",
+    "to-group",
 )
-VALUED_SCENARIOS = frozenset({"to-offset", "from-file", "to-datetime", "by-duration", "shift-by"})
+VALUED_SCENARIOS = frozenset({"to-offset", "from-file", "to-datetime", "by-duration", "shift-by", "to-group"})
+# Ours: group selection by regex, for the actions that take several groups.
+SELECTING = ("describe", "delete", "reset-offsets")
+SELECTORS = ("group", "all-groups", "group-pattern")
 
 OPTIONS: tuple[Opt, ...] = (
     Opt("bootstrap-server", Arg.REQUIRED),
@@ -73,6 +79,10 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("shift-by", Arg.REQUIRED),
     Opt("to-start-time"),
     Opt("to-nearest"),
+    Opt("to-group", Arg.REQUIRED),
+    Opt("group-pattern", Arg.REQUIRED, available_if=SELECTING),
+    Opt("exclude-group", Arg.REQUIRED, available_if=SELECTING),
+    Opt("skip-active", available_if=("reset-offsets",)),
     Opt("backup-dir", Arg.REQUIRED),
     Opt("members", available_if=("describe",)),
     Opt("offsets", available_if=("describe",)),
@@ -94,14 +104,24 @@ def _conflict(used: str, other: str) -> UsageError:
     return UsageError(f'Option "[{used}]" can\'t be used with option "[{other}]"')
 
 
+def no_selector(p: Parsed, action: str) -> UsageError:
+    """The Apache tool's message when no group is named (ours when only --exclude-group is)."""
+    selection = GroupSelection(excludes=tuple(p.all("exclude-group")))
+    try:
+        selection.check(action)
+    except UsageError as exc:
+        return exc
+    raise AssertionError("a selection without groups is refused")  # pragma: no cover
+
+
 def validate(p: Parsed) -> str:
     """Apply the Apache tool's checks in its order; return the one action requested."""
     # --validate-regex contacts nothing: the Apache tool requires no --bootstrap-server with it.
     if not p.has("validate-regex") and not p.has("bootstrap-server") and not bootstrap_from_environment():
         raise UsageError('Missing required argument "[bootstrap-server]"')
     if p.has("describe"):
-        if not p.present(("group", "all-groups")):
-            raise UsageError("Option [describe] takes one of these options: [all-groups], [group]")
+        if not p.present(SELECTORS):
+            raise no_selector(p, "describe")
         if len(p.present(("members", "offsets", "state"))) > 1:
             raise UsageError(
                 "Option [describe] takes at most one of these options: [members], [offsets], [state]"
@@ -109,8 +129,8 @@ def validate(p: Parsed) -> str:
         if p.has("state") and p.one("state") is not None:
             raise UsageError("Option [describe] does not take a value for [state]")
     if p.has("delete"):
-        if not p.present(("group", "all-groups")):
-            raise UsageError("Option [delete] takes one of these options: [all-groups], [group]")
+        if not p.present(SELECTORS):
+            raise no_selector(p, "delete")
         if p.has("topic"):
             raise UsageError(
                 "The consumer does not support topic-specific offset deletion from a consumer group."
@@ -120,8 +140,8 @@ def validate(p: Parsed) -> str:
     if p.has("reset-offsets"):
         if p.has("dry-run") and p.has("execute"):
             raise UsageError("Option [reset-offsets] only accepts one of [execute] and [dry-run]")
-        if not p.present(("group", "all-groups")):
-            raise UsageError("Option [reset-offsets] takes one of these options: [all-groups], [group]")
+        if not p.present(SELECTORS):
+            raise no_selector(p, "reset-offsets")
         for scenario in SCENARIOS_CHECK_ORDER:
             if p.has(scenario):
                 others = [s for s in SCENARIOS_SET_ORDER if s != scenario and p.has(s)]
@@ -214,6 +234,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             state=p.has("state"),
             verbose=p.has("verbose"),
             output=output_format(p),
+            group_patterns=tuple(p.all("group-pattern")),
+            exclude_groups=tuple(p.all("exclude-group")),
         )
     if action == "reset-offsets":
         return ResetOffsetsRequest(
@@ -228,6 +250,9 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             export=p.has("export"),
             backup_dir=p.one("backup-dir"),
             output=output_format(p),
+            skip_active=p.has("skip-active"),
+            group_patterns=tuple(p.all("group-pattern")),
+            exclude_groups=tuple(p.all("exclude-group")),
         )
     if action == "delete-offsets":
         groups = p.all("group")
@@ -247,5 +272,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             all_groups=p.has("all-groups"),
             backup_dir=p.one("backup-dir"),
             output=output_format(p),
+            group_patterns=tuple(p.all("group-pattern")),
+            exclude_groups=tuple(p.all("exclude-group")),
         )
     raise CliError(f"--{action} is not available yet in this version of kafka-consumer-groups")

@@ -172,6 +172,14 @@ CONSUMER_GROUPS = ToolHelp(
             "--to-nearest",
             "Move only committed offsets outside the log to the nearer log bound (from KIP-842).",
         ),
+        ("--to-group <group>", "Reset to another group's committed offsets (clamped to the log)."),
+        (
+            "--group-pattern <regex>",
+            "With --describe, --delete, --reset-offsets: the groups whose whole id matches (Python re, "
+            "full match); repeatable; instead of --group/--all-groups.",
+        ),
+        ("--exclude-group <regex>", "Leave out the selected groups whose whole id matches; repeatable."),
+        ("--skip-active", "With --reset-offsets: reset the inactive groups, name the active ones (exit 0)."),
         ("--debug", "Tracebacks and client logs on errors."),
         ("--show-completion <shell>", "Print the completion script for bash, zsh or fish."),
         ("--install-completion <shell>", "Install it for your user."),

@@ -10,6 +10,7 @@ import typer
 from kafka_groups.cli.cg_delete import BackupDirOpt
 from kafka_groups.cli.cg_reset import scenarios_given
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt, SkipActiveOpt, ToGroupOpt
 from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
 from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
 from kafka_groups.commands.describe_streams import DescribeStreamsRequest
@@ -44,6 +45,8 @@ def describe_command(
     timeout: TimeoutOpt = STREAMS_TIMEOUT_MS,
     group: GroupsOpt = None,
     all_groups: AllGroupsOpt = False,
+    group_pattern: GroupPatternOpt = None,
+    exclude_group: ExcludeGroupOpt = None,
     offsets: Annotated[
         bool, typer.Option("--offsets", help="Lag per partition of the active tasks (default).")
     ] = False,
@@ -77,6 +80,8 @@ def describe_command(
         view=views[0] if views else "offsets",
         verbose=verbose,
         output=output,
+        group_patterns=tuple(group_pattern or ()),
+        exclude_groups=tuple(exclude_group or ()),
     ).execute()
 
 
@@ -86,6 +91,9 @@ def reset_command(
     timeout: TimeoutOpt = STREAMS_TIMEOUT_MS,
     group: GroupsOpt = None,
     all_groups: AllGroupsOpt = False,
+    group_pattern: GroupPatternOpt = None,
+    exclude_group: ExcludeGroupOpt = None,
+    skip_active: SkipActiveOpt = False,
     input_topic: InputTopicOpt = None,
     all_input_topics: AllInputTopicsOpt = False,
     to_offset: Annotated[
@@ -117,6 +125,7 @@ def reset_command(
             "--to-nearest", help="Scenario (ours, KIP-842): out-of-range offsets to the nearer bound."
         ),
     ] = False,
+    to_group: ToGroupOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only show the plan (the default).")] = False,
     execute: Annotated[
         bool, typer.Option("--execute", help="Commit the plan (backup first, read back after).")
@@ -165,6 +174,7 @@ def reset_command(
             from_file,
             to_start_time,
             to_nearest,
+            to_group,
         ),
         dry_run=dry_run,
         execute_changes=execute,
@@ -175,6 +185,9 @@ def reset_command(
         streams=True,
         delete_internal_topics=tuple(delete_internal_topic or ()),
         delete_all_internal_topics=delete_all_internal_topics,
+        group_patterns=tuple(group_pattern or ()),
+        exclude_groups=tuple(exclude_group or ()),
+        skip_active=skip_active,
     ).execute()
 
 
@@ -215,6 +228,8 @@ def delete_command(
     timeout: TimeoutOpt = STREAMS_TIMEOUT_MS,
     group: GroupsOpt = None,
     all_groups: AllGroupsOpt = False,
+    group_pattern: GroupPatternOpt = None,
+    exclude_group: ExcludeGroupOpt = None,
     delete_all_internal_topics: Annotated[
         bool, typer.Option("--delete-all-internal-topics", help="Also delete the groups' internal topics.")
     ] = False,
@@ -236,4 +251,6 @@ def delete_command(
         delete_all_internal_topics=delete_all_internal_topics,
         backup_dir=backup_dir,
         output=output,
+        group_patterns=tuple(group_pattern or ()),
+        exclude_groups=tuple(exclude_group or ()),
     ).execute()

@@ -8,9 +8,12 @@ from collections.abc import Sequence
 from kafka_groups.apache_argv import Arg, Opt, Parsed, parse
 from kafka_groups.cli.consumer_groups_flags import (
     SCENARIOS_CHECK_ORDER,
+    SELECTING,
+    SELECTORS,
     VALUED_SCENARIOS,
     bootstrap_from_environment,
     connection_args,
+    no_selector,
     output_format,
     scenarios_given,
 )
@@ -48,6 +51,9 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("version"),
     # Ours, accepted in the flag form too.
     Opt("backup-dir", Arg.REQUIRED),
+    Opt("group-pattern", Arg.REQUIRED, available_if=SELECTING),
+    Opt("exclude-group", Arg.REQUIRED, available_if=SELECTING),
+    Opt("skip-active", available_if=("reset-offsets",)),
     Opt("output", Arg.REQUIRED),
     Opt("o", Arg.REQUIRED),  # short for --output
     Opt("debug"),
@@ -65,8 +71,8 @@ def validate(p: Parsed) -> str:
     if not p.has("bootstrap-server") and not bootstrap_from_environment():
         raise UsageError('Missing required argument "[bootstrap-server]"')
     if p.has("describe"):
-        if not p.present(("group", "all-groups")):
-            raise UsageError(f"Option [describe] takes one of these options: {SCOPES}")
+        if not p.present(SELECTORS):
+            raise no_selector(p, "describe")
         if len(p.present(("members", "offsets", "state"))) > 1:
             raise UsageError(
                 "Option [describe] takes at most one of these options: [members], [offsets], [state]"
@@ -74,8 +80,8 @@ def validate(p: Parsed) -> str:
         if p.has("state") and p.one("state") is not None:
             raise UsageError("Option [describe] does not take a value for [state]")
     if p.has("delete"):
-        if not p.present(("group", "all-groups")):
-            raise UsageError(f"Option [delete] takes one of these options: {SCOPES}")
+        if not p.present(SELECTORS):
+            raise no_selector(p, "delete")
         if p.present(("input-topic", "all-input-topics")):
             raise UsageError(
                 "Kafka Streams does not support topic-specific offset deletion from a streams group."
@@ -96,8 +102,8 @@ def validate(p: Parsed) -> str:
             raise UsageError("Option [reset-offsets] only accepts one of [execute] and [dry-run]")
         if not p.has("dry-run") and not p.has("execute"):
             raise UsageError("Option [reset-offsets] takes the option: [execute] or [dry-run]")
-        if not p.present(("group", "all-groups")):
-            raise UsageError(f"Option [reset-offsets] takes one of these options: {SCOPES}")
+        if not p.present(SELECTORS):
+            raise no_selector(p, "reset-offsets")
         for scenario in SCENARIOS_CHECK_ORDER:
             others = [s for s in SCENARIOS_CHECK_ORDER if s != scenario and p.has(s)]
             if p.has(scenario) and others:
@@ -157,6 +163,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             view=views[0] if views else "offsets",
             verbose=p.has("verbose"),
             output=output_format(p),
+            group_patterns=tuple(p.all("group-pattern")),
+            exclude_groups=tuple(p.all("exclude-group")),
         )
     if action == "reset-offsets":
         return ResetOffsetsRequest(
@@ -174,6 +182,9 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             streams=True,
             delete_internal_topics=tuple(p.all("delete-internal-topic")),
             delete_all_internal_topics=p.has("delete-all-internal-topics"),
+            group_patterns=tuple(p.all("group-pattern")),
+            exclude_groups=tuple(p.all("exclude-group")),
+            skip_active=p.has("skip-active"),
         )
     if action == "delete-offsets":
         return DeleteOffsetsRequest(
@@ -192,4 +203,6 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
         delete_all_internal_topics=p.has("delete-all-internal-topics"),
         backup_dir=p.one("backup-dir"),
         output=output_format(p),
+        group_patterns=tuple(p.all("group-pattern")),
+        exclude_groups=tuple(p.all("exclude-group")),
     )

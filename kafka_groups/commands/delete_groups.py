@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import check_command, narrow_backup, save_backup, undo_command, undo_hint
 from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, fault_point
+from kafka_groups.commands.select import consumer_group_ids
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.delete import (
     WHOLE_TOPIC,
@@ -22,6 +23,7 @@ from kafka_groups.core.delete import (
     split_topic_args,
 )
 from kafka_groups.core.describe import TopicPartition
+from kafka_groups.core.group_select import GroupSelection, announce_matches
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION, KafkaErrorInfo, error_info
 from kafka_groups.core.streams import input_partitions
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
@@ -139,14 +141,18 @@ class DeleteGroupsRequest:
     all_groups: bool = False
     backup_dir: str | None = None
     output: OutputFormat = OutputFormat.AUTO
+    group_patterns: tuple[str, ...] = ()  # --group-pattern
+    exclude_groups: tuple[str, ...] = ()  # --exclude-group
+
+    @property
+    def selection(self) -> GroupSelection:
+        return GroupSelection(self.groups, self.all_groups, self.group_patterns, self.exclude_groups)
 
     def execute(self) -> None:
-        if bool(self.groups) == self.all_groups:
-            if self.groups:
-                raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
-            raise UsageError("Option [delete] takes one of these options: [all-groups], [group]")
+        self.selection.check("delete")
         with cluster_session(self.connection) as access:
-            ids = access.consumer_group_ids() if self.all_groups else list(dict.fromkeys(self.groups))
+            ids = list(dict.fromkeys(consumer_group_ids(access, self.selection)))
+            announce(announce_matches(self.selection, ids, "consumer group"))
             current: dict[str, dict[TopicPartition, int]] = {}
             expected: list[str] = []
             if ids:

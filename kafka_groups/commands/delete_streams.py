@@ -8,14 +8,15 @@ from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import connection_flags
 from kafka_groups.commands.delete_groups import GroupDeletion, finish
-from kafka_groups.commands.guard import Landed, Verdict, delete_topics
+from kafka_groups.commands.guard import Landed, Verdict, announce, delete_topics
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.delete import GroupDeleteResult
+from kafka_groups.core.group_select import GroupSelection, announce_matches
 from kafka_groups.core.groups import select_streams_groups
 from kafka_groups.core.javaorder import string_keys_order
 from kafka_groups.core.kafka_errors import KafkaErrorInfo
 from kafka_groups.core.streams import internal_topics
-from kafka_groups.errors import CliError, UsageError
+from kafka_groups.errors import CliError
 from kafka_groups.render import OutputFormat, emit, stderr_line
 from kafka_groups.settings import ConnectionArgs
 
@@ -54,12 +55,15 @@ class DeleteStreamsGroupsRequest:
     delete_all_internal_topics: bool = False
     backup_dir: str | None = None
     output: OutputFormat = OutputFormat.AUTO
+    group_patterns: tuple[str, ...] = ()  # --group-pattern
+    exclude_groups: tuple[str, ...] = ()  # --exclude-group
+
+    @property
+    def selection(self) -> GroupSelection:
+        return GroupSelection(self.groups, self.all_groups, self.group_patterns, self.exclude_groups)
 
     def execute(self) -> None:
-        if bool(self.groups) == self.all_groups:
-            if self.groups:
-                raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
-            raise UsageError("Option [delete] takes one of these options: [all-groups], [group]")
+        self.selection.check("delete")
         with cluster_session(self.connection) as access:
             result, verdict = self._delete(access)
         emit(result, self.output)
@@ -73,7 +77,9 @@ class DeleteStreamsGroupsRequest:
     def _delete(self, access: KafkaAccess) -> tuple[GroupDeleteResult, Verdict | None]:
         streams = select_streams_groups(access.list_groups(frozenset({"Streams"})), frozenset())
         listed = {g.group_id: g.state for g in streams}
-        ids = list(listed) if self.all_groups else list(dict.fromkeys(self.groups))
+        ids = list(dict.fromkeys(self.selection.pick(listed)))
+        self.selection.require_some(ids, "streams group")
+        announce(announce_matches(self.selection, ids, "streams group"))
         answers: dict[str, KafkaErrorInfo | None] = {}
         for group in ids:
             refused = precheck_error(group, listed.get(group))

@@ -6,6 +6,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kafka_groups.commands.select import consumer_group_ids
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.describe import (
     DescribedGroup,
@@ -16,6 +17,7 @@ from kafka_groups.core.describe import (
     offset_rows,
     partitions_to_look_up,
 )
+from kafka_groups.core.group_select import GroupSelection
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
 from kafka_groups.escape import escape_controls
 from kafka_groups.render import OutputFormat, emit, wants_detail
@@ -36,6 +38,12 @@ class DescribeGroupsRequest:
     state: bool = False
     verbose: bool = False
     output: OutputFormat = OutputFormat.AUTO
+    group_patterns: tuple[str, ...] = ()  # --group-pattern
+    exclude_groups: tuple[str, ...] = ()  # --exclude-group
+
+    @property
+    def selection(self) -> GroupSelection:
+        return GroupSelection(self.groups, self.all_groups, self.group_patterns, self.exclude_groups)
 
     def view(self) -> View:
         views = [
@@ -55,13 +63,10 @@ class DescribeGroupsRequest:
 
     def execute(self) -> None:
         view = self.view()
-        if not self.groups and not self.all_groups:
-            raise UsageError("Option [describe] takes one of these options: [all-groups], [group]")
-        if self.groups and self.all_groups:
-            raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
+        self.selection.check("describe")
         with (
             cluster_session(self.connection) as access,
-            working("Describing consumer groups…", enabled=self.all_groups),
+            working("Describing consumer groups…", enabled=self.selection.lists),
         ):
             described, missing = self._gather(access, view)
         emit(DescribeResult(view, self.verbose, tuple(described), tuple(missing)), self.output)
@@ -87,7 +92,7 @@ class DescribeGroupsRequest:
             return {}
 
     def _gather(self, access: KafkaAccess, view: View) -> tuple[list[DescribedGroup], list[str]]:
-        ids = access.consumer_group_ids() if self.all_groups else list(self.groups)
+        ids = consumer_group_ids(access, self.selection)
         # Epochs, member types and creation times come only with the protocol layer.
         detailed = self.verbose and view is not View.OFFSETS
         found, missing = access.describe_groups(ids, detailed=detailed)

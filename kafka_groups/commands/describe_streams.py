@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kafka_groups.commands.select import streams_group_ids
 from kafka_groups.commands.session import cluster_session
+from kafka_groups.core.group_select import GroupSelection
 from kafka_groups.core.streams import (
     DescribedStreamsGroup,
     StreamsDescribeResult,
@@ -33,17 +35,20 @@ class DescribeStreamsRequest:
     view: str = "offsets"
     verbose: bool = False
     output: OutputFormat = OutputFormat.AUTO
+    group_patterns: tuple[str, ...] = ()  # --group-pattern
+    exclude_groups: tuple[str, ...] = ()  # --exclude-group
+
+    @property
+    def selection(self) -> GroupSelection:
+        return GroupSelection(self.groups, self.all_groups, self.group_patterns, self.exclude_groups)
 
     def execute(self) -> None:
         if self.view not in VIEWS:
             raise UsageError(f"Unknown view '{self.view}': choose from {', '.join(VIEWS)}")
-        if not self.groups and not self.all_groups:
-            raise UsageError("Option [describe] takes one of these options: [all-groups], [group]")
-        if self.groups and self.all_groups:
-            raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
+        self.selection.check("describe")
         with (
             cluster_session(self.connection) as access,
-            working("Describing streams groups…", enabled=self.all_groups),
+            working("Describing streams groups…", enabled=self.selection.lists),
         ):
             described, missing = self._gather(access)
         emit(StreamsDescribeResult(self.view, self.verbose, tuple(described), tuple(missing)), self.output)
@@ -53,7 +58,7 @@ class DescribeStreamsRequest:
 
     def _gather(self, access: KafkaAccess) -> tuple[list[DescribedStreamsGroup], dict[str, str]]:
         # The Apache tool describes the groups in the order given (or listed), repeats included.
-        ids = access.streams_group_ids() if self.all_groups else list(self.groups)
+        ids = streams_group_ids(access, self.selection)
         found, missing = access.describe_streams_groups(ids)
         present = [g for g in ids if g in found]
         if self.view != "offsets":

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from kafka_groups.commands.select import consumer_group_ids, streams_group_ids
 from kafka_groups.core.describe import TopicPartition
+from kafka_groups.core.group_select import GroupSelection
 from kafka_groups.core.reset import Scenario
 from kafka_groups.core.reset_plan import (
     GroupFacts,
@@ -17,6 +19,7 @@ from kafka_groups.core.reset_plan import (
     Snapshot,
     check_file_groups,
     check_partitions,
+    check_source,
     chosen_internal_topics,
     leave_outside,
     scopes,
@@ -33,7 +36,14 @@ if TYPE_CHECKING:
 NEEDS_COMMITTED = frozenset({Scenario.SHIFT_BY, Scenario.TO_CURRENT, Scenario.TO_NEAREST})
 # Scenarios that read log start offsets (to plan or to clamp).
 NEEDS_START = frozenset(
-    {Scenario.TO_EARLIEST, Scenario.TO_OFFSET, Scenario.SHIFT_BY, Scenario.FROM_FILE, Scenario.TO_NEAREST}
+    {
+        Scenario.TO_EARLIEST,
+        Scenario.TO_OFFSET,
+        Scenario.SHIFT_BY,
+        Scenario.FROM_FILE,
+        Scenario.TO_NEAREST,
+        Scenario.TO_GROUP,
+    }
 )
 
 
@@ -42,13 +52,11 @@ def committed_offsets(access: KafkaAccess, groups: list[str]) -> dict[str, dict[
     return {g: {tp: c.offset for tp, c in offsets.items()} for g, offsets in fetched.items()}
 
 
-def gather_groups(
-    access: KafkaAccess, request: ResetRequest, groups: tuple[str, ...], all_groups: bool
-) -> Snapshot:
+def gather_groups(access: KafkaAccess, request: ResetRequest, selection: GroupSelection) -> Snapshot:
     """The groups to reset and what the planner needs to know about each."""
     detailed = request.spec.scenario is Scenario.TO_START_TIME
     if request.streams:
-        ids = access.streams_group_ids() if all_groups else list(dict.fromkeys(groups))
+        ids = list(dict.fromkeys(streams_group_ids(access, selection)))
         described, missing = access.describe_streams_groups(ids)
         if missing:
             # Committing offsets for a group no broker knows as a streams group would
@@ -57,7 +65,7 @@ def gather_groups(
         facts = {g: GroupFacts(d.state, d.creation_time_ms, d) for g, d in described.items()}
         supported = all(d.creation_time_ms is not None for d in described.values())
         return _with_starts(access, request, Snapshot(tuple(ids), facts), supported)
-    ids = access.consumer_group_ids() if all_groups else list(dict.fromkeys(groups))
+    ids = list(dict.fromkeys(consumer_group_ids(access, selection)))
     # KIP-1282: the broker's creation times where it has them (else the recorded starts).
     supported = detailed and access.supports_group_creation_time()
     found, _missing = access.describe_groups(ids, detailed=supported)
@@ -92,28 +100,34 @@ def _with_starts(access: KafkaAccess, request: ResetRequest, snapshot: Snapshot,
 def gather(
     access: KafkaAccess,
     request: ResetRequest,
-    groups: tuple[str, ...],
-    all_groups: bool,
+    selection: GroupSelection,
     detail: bool,
 ) -> Snapshot:
     """Everything :func:`~kafka_groups.core.reset_plan.plan_reset` reads. ``detail``: the
     output shows current offsets and log bounds (a richer format than the Apache text)."""
     spec = request.spec
-    snapshot = gather_groups(access, request, groups, all_groups)
+    snapshot = gather_groups(access, request, selection)
     _refused, allowed = split_refused(snapshot)
     check_file_groups(spec, snapshot.ids)
+    check_source(spec, snapshot.ids, None)
     # Committed offsets serve the all-topics scope, shift/current/nearest, backups and the
     # richer outputs; a plain dry run of the other scenarios does without them.
     wanted = request.all_topics or request.execute or detail or spec.scenario in NEEDS_COMMITTED
     wanted = wanted or (request.streams and bool(request.topics))  # the topics must be the group's
-    if request.all_topics:  # the scope is the committed offsets: size unknown until read
-        snapshot = replace(snapshot, committed=committed_offsets(access, allowed))
+    to_group = spec.scenario is Scenario.TO_GROUP
+    if request.all_topics or to_group:  # the scope is the committed offsets: size unknown until read
+        # --to-group: the source's offsets come with the same read as the targets'.
+        source = [spec.source] if to_group and spec.source is not None else []
+        fetched = committed_offsets(access, [*allowed, *source])
+        copied = fetched.get(source[0], {}) if source else {}
+        snapshot = replace(snapshot, committed={g: fetched.get(g, {}) for g in allowed}, source=copied)
+        check_source(spec, snapshot.ids, snapshot.source)
     whole = whole_topics(request)
     if whole:
         snapshot = replace(snapshot, partitions=access.topic_partitions(set(whole)))
     scope = scopes(request, snapshot, allowed)
     every = {tp for s in scope.values() for tp in s}
-    if wanted and not request.all_topics:
+    if wanted and not (request.all_topics or to_group):
         snapshot = replace(snapshot, committed=committed_offsets(access, allowed))
     if every:
         known = access.topic_partitions({t for t, _ in every})

@@ -17,15 +17,18 @@ from kafka_groups.apache_argv import parse_long
 from kafka_groups.commands.reset_apply import apply_reset
 from kafka_groups.commands.reset_gather import gather
 from kafka_groups.commands.session import cluster_session
+from kafka_groups.core.group_select import GroupSelection
 from kafka_groups.core.plan_file import few, read_plan
 from kafka_groups.core.reset import ResetSpec, Scenario
 from kafka_groups.core.reset_args import by_duration_timestamp, parse_datetime, parse_topic_arg
 from kafka_groups.core.reset_plan import (
     ResetRequest,
     ResetResult,
+    check_source,
     plan_reset,
     reset_failure,
 )
+from kafka_groups.core.selectors import check_groups
 from kafka_groups.errors import UsageError
 from kafka_groups.render import OutputFormat, emit, resolve_format, say, wants_detail
 from kafka_groups.render.reset import report
@@ -56,15 +59,19 @@ class ResetOffsetsRequest:
     streams: bool = False  # kafka-streams-groups: streams groups, --input-topic / --all-input-topics
     delete_internal_topics: tuple[str, ...] = ()  # streams, with --execute
     delete_all_internal_topics: bool = False  # streams, with --execute
+    group_patterns: tuple[str, ...] = ()  # --group-pattern
+    exclude_groups: tuple[str, ...] = ()  # --exclude-group
+    skip_active: bool = False  # --skip-active
+
+    @property
+    def selection(self) -> GroupSelection:
+        return GroupSelection(self.groups, self.all_groups, self.group_patterns, self.exclude_groups)
 
     # -- validation, before anything is contacted ----------------------------------------
     def spec(self) -> ResetSpec:
         if self.dry_run and self.execute_changes:
             raise UsageError("Option [reset-offsets] only accepts one of [execute] and [dry-run]")
-        if not self.groups and not self.all_groups:
-            raise UsageError("Option [reset-offsets] takes one of these options: [all-groups], [group]")
-        if self.groups and self.all_groups:
-            raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
+        self.selection.check("reset-offsets")
         if len(self.scenarios) > 1:
             first, second = self.scenarios[0][0].value, self.scenarios[1][0].value
             raise UsageError(f'Option "[{first}]" can\'t be used with option "[{second}]"')
@@ -89,6 +96,12 @@ class ResetOffsetsRequest:
             skipped: dict[str, int] = {}
             plan = read_plan(value or "", self.groups, skipped=skipped)
             return ResetSpec(scenario, plan=plan, skipped_rows=skipped)
+        if scenario is Scenario.TO_GROUP:
+            source = value or ""
+            check_groups([source], "--to-group")
+            spec = ResetSpec(scenario, source=source)
+            check_source(spec, self.groups, None)  # the source named as a target too: refused now
+            return spec
         return ResetSpec(scenario)
 
     def planning(self, spec: ResetSpec) -> ResetRequest:
@@ -100,6 +113,7 @@ class ResetOffsetsRequest:
             execute=self.execute_changes,
             delete_internal_topics=self.delete_internal_topics,
             delete_all_internal_topics=self.delete_all_internal_topics,
+            skip_active=self.skip_active,
         )
 
     def notices(self, spec: ResetSpec) -> list[str]:
@@ -128,8 +142,8 @@ class ResetOffsetsRequest:
             from kafka_groups.render.progress import working
 
             # Many groups or whole topics take a while to plan: a spinner on a terminal only.
-            with working("Planning the reset…", enabled=self.all_groups or len(self.groups) > 1):
-                snapshot = gather(access, request, self.groups, self.all_groups, wants_detail(self.output))
+            with working("Planning the reset…", enabled=self.selection.many):
+                snapshot = gather(access, request, self.selection, wants_detail(self.output))
             plan = plan_reset(request, snapshot)
             result = ResetResult(
                 plan,

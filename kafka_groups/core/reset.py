@@ -10,6 +10,9 @@ Rules that matter to users (and that the tests pin):
 - ``--to-nearest`` (ours, from KIP-842): only committed offsets outside [log start, log end]
   move, to the nearer bound; partitions in range, or without a committed offset, are left out.
 - ``--to-start-time`` (KIP-1282): ``--to-datetime`` at the group's creation time.
+- ``--to-group SOURCE`` (ours, as ``rpk group seek --to-group``): the source group's committed
+  offsets, clamped as ``--to-offset``; partitions in scope the source has not committed are
+  left out (and named in a notice).
 """
 
 from __future__ import annotations
@@ -59,10 +62,11 @@ class Scenario(str, enum.Enum):
     TO_CURRENT = "to-current"
     TO_START_TIME = "to-start-time"
     TO_NEAREST = "to-nearest"
+    TO_GROUP = "to-group"
 
 
 # Scenarios whose targets are clamped to [log start, log end].
-CLAMPED = frozenset({Scenario.TO_OFFSET, Scenario.SHIFT_BY, Scenario.FROM_FILE})
+CLAMPED = frozenset({Scenario.TO_OFFSET, Scenario.SHIFT_BY, Scenario.FROM_FILE, Scenario.TO_GROUP})
 # Scenarios that look offsets up by timestamp.
 BY_TIME = frozenset({Scenario.TO_DATETIME, Scenario.BY_DURATION, Scenario.TO_START_TIME})
 
@@ -102,6 +106,7 @@ class ResetSpec:
     timestamp_ms: int | None = None  # --to-datetime / --by-duration, computed once
     plan: Mapping[str, Mapping[TopicPartition, int]] | None = None  # --from-file
     skipped_rows: Mapping[str, int] = field(default_factory=dict)  # --from-file rows of other groups
+    source: str | None = None  # --to-group: the group whose committed offsets are copied
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,7 @@ class PartitionOffsets:
     starts: Mapping[TopicPartition, int] = field(default_factory=dict)
     ends: Mapping[TopicPartition, int] = field(default_factory=dict)
     by_time: Mapping[TopicPartition, int | None] = field(default_factory=dict)  # None: no such record
+    source: Mapping[TopicPartition, int] = field(default_factory=dict)  # --to-group: the source's offsets
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,7 @@ class GroupPlan:
     offsets: Mapping[TopicPartition, int]  # in the Apache tool's order
     warnings: tuple[str, ...] = ()  # clamping (stderr)
     fallbacks: tuple[TopicPartition, ...] = ()  # timestamp lookups with no record (stdout "Warn:")
+    uncopied: tuple[TopicPartition, ...] = ()  # --to-group: in scope, not committed by the source
 
 
 def clamp(
@@ -155,6 +162,7 @@ def plan_group(
     scope = list(dict.fromkeys(partitions))
     fallbacks: list[TopicPartition] = []
     warnings: list[str] = []
+    uncopied: list[TopicPartition] = []
     if s is Scenario.FROM_FILE:
         requested = dict((spec.plan or {}).get(group, {}))
         offsets, warnings = clamp(requested, data)
@@ -170,6 +178,9 @@ def plan_group(
                 f"Cannot shift offset for partition {t}-{p} since there is no current committed offset"
             )
         offsets, warnings = clamp({tp: data.committed[tp] + spec.shift for tp in scope}, data)
+    elif s is Scenario.TO_GROUP:
+        uncopied = sorted(tp for tp in scope if tp not in data.source)
+        offsets, warnings = clamp({tp: data.source[tp] for tp in scope if tp in data.source}, data)
     elif s is Scenario.TO_EARLIEST:
         offsets = {tp: data.starts[tp] for tp in scope}
     elif s is Scenario.TO_LATEST:
@@ -197,7 +208,9 @@ def plan_group(
         raise AssertionError(s)
     ordered = hashmap_order(offsets, lambda tp: topic_partition_hash(*tp))
     fallback_order = hashmap_order(fallbacks, lambda tp: topic_partition_hash(*tp))
-    return GroupPlan(group, {tp: offsets[tp] for tp in ordered}, tuple(warnings), tuple(fallback_order))
+    return GroupPlan(
+        group, {tp: offsets[tp] for tp in ordered}, tuple(warnings), tuple(fallback_order), tuple(uncopied)
+    )
 
 
 def order_groups(plans: Iterable[GroupPlan]) -> list[GroupPlan]:

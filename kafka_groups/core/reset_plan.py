@@ -8,7 +8,7 @@ commits exactly that plan: a dry run and an execution show the same :class:`Plan
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kafka_groups.core.describe import TopicPartition
@@ -42,6 +42,7 @@ class ResetRequest:
     execute: bool = False  # --execute (internal topics are chosen only then)
     delete_internal_topics: tuple[str, ...] = ()
     delete_all_internal_topics: bool = False
+    skip_active: bool = False  # --skip-active: active groups are skipped, not a failure
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class Snapshot:
     starts: Offsets = field(default_factory=dict)
     ends: Offsets = field(default_factory=dict)
     by_time: Mapping[int, Mapping[TopicPartition, int | None]] = field(default_factory=dict)  # per stamp
+    source: Offsets = field(default_factory=dict)  # --to-group: the source group's committed offsets
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ class Plan:
     outside: tuple[str, ...] = ()  # streams: groups whose named --input-topic is not theirs
     messages: tuple[str, ...] = ()  # streams: the Apache "Error: ..." lines, in order
     internal_topics: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # deleted after each
+    skipped: tuple[tuple[str, str], ...] = ()  # --skip-active: (group, state) of the active groups
+    source: str | None = None  # --to-group: the group copied from
 
     @property
     def targets(self) -> dict[str, dict[TopicPartition, int]]:
@@ -105,6 +109,23 @@ def check_file_groups(spec: ResetSpec, ids: tuple[str, ...]) -> None:
             raise UsageError(f"--from-file names group '{unknown[0]}', which is not being reset")
 
 
+def check_source(spec: ResetSpec, ids: tuple[str, ...], source: Offsets | None) -> None:
+    """``--to-group``: the source may not be a group being reset, and must have committed
+    offsets (``source`` None: not read yet). Refused with one line, nothing written."""
+    if spec.scenario is not Scenario.TO_GROUP:
+        return
+    if spec.source in ids:
+        raise UsageError(
+            f"--to-group '{spec.source}' is also a group being reset: copy from another group "
+            "(or leave it out with --exclude-group)"
+        )
+    if source is not None and not source:
+        raise UsageError(
+            f"--to-group '{spec.source}' has no committed offsets (no such group, or it never "
+            "committed): there is nothing to copy"
+        )
+
+
 def whole_topics(request: ResetRequest) -> list[str]:
     """The ``--topic`` values without partitions: every partition of each is in scope."""
     if request.spec.scenario is Scenario.FROM_FILE or request.all_topics:
@@ -118,10 +139,16 @@ def scopes(request: ResetRequest, snapshot: Snapshot, groups: list[str]) -> dict
         plan = request.spec.plan or {}
         return {g: list(plan.get(g, {})) for g in groups}
     committed = snapshot.committed
+    # --to-group: every partition either group committed (a new group can be seeded, and
+    # the target's partitions the source lacks are named).
+    copied = list(snapshot.source) if request.spec.scenario is Scenario.TO_GROUP else []
     if request.all_topics and request.streams:  # the committed partitions of the source topics
-        return {g: _source_partitions(snapshot.facts[g], committed.get(g, {})) for g in groups}
+        return {
+            g: _source_partitions(snapshot.facts[g], dict.fromkeys([*committed.get(g, {}), *copied]))
+            for g in groups
+        }
     if request.all_topics:
-        return {g: list(committed.get(g, {})) for g in groups}
+        return {g: list(dict.fromkeys([*committed.get(g, {}), *copied])) for g in groups}
     explicit: list[TopicPartition] = []
     for arg in request.topics:
         topic, partitions = parse_topic_arg(arg)
@@ -135,7 +162,7 @@ def scopes(request: ResetRequest, snapshot: Snapshot, groups: list[str]) -> dict
     return {g: list(explicit) for g in groups}
 
 
-def _source_partitions(facts: GroupFacts, committed: Offsets) -> list[TopicPartition]:
+def _source_partitions(facts: GroupFacts, committed: Mapping[TopicPartition, object]) -> list[TopicPartition]:
     assert facts.streams_group is not None
     return input_partitions(facts.streams_group, dict(committed))
 
@@ -208,7 +235,11 @@ def chosen_internal_topics(
 def plan_reset(request: ResetRequest, snapshot: Snapshot) -> Plan:
     """The plan of one reset, from the request and the snapshot alone."""
     refused, allowed = split_refused(snapshot)
+    skipped: tuple[tuple[str, str], ...] = ()
+    if request.skip_active:
+        refused, skipped = (), refused
     check_file_groups(request.spec, snapshot.ids)
+    check_source(request.spec, snapshot.ids, snapshot.source)
     scope = scopes(request, snapshot, allowed)
     every = {tp for s in scope.values() for tp in s}
     if every:
@@ -227,7 +258,8 @@ def plan_reset(request: ResetRequest, snapshot: Snapshot) -> Plan:
         if group in instants:
             spec = ResetSpec(spec.scenario, timestamp_ms=instants[group])
             by_time = snapshot.by_time.get(instants[group], {})
-        data = PartitionOffsets(snapshot.committed.get(group, {}), snapshot.starts, snapshot.ends, by_time)
+        committed = snapshot.committed.get(group, {})
+        data = PartitionOffsets(committed, snapshot.starts, snapshot.ends, by_time, snapshot.source)
         plans.append(plan_group(group, spec, scope[group], data))
     return Plan(
         groups=tuple(order_groups(plans)),
@@ -238,6 +270,34 @@ def plan_reset(request: ResetRequest, snapshot: Snapshot) -> Plan:
         outside=tuple(outside),
         messages=tuple(messages + more),
         internal_topics=internal,
+        skipped=skipped,
+        source=request.spec.source,
+    )
+
+
+def skipped_line(skipped: Sequence[tuple[str, str]]) -> str | None:
+    """``--skip-active``: the one summary line naming the active groups not reset, grouped
+    by state (``Skipped 3 active groups: a, b (Stable); c (PreparingRebalance)``)."""
+    if not skipped:
+        return None
+    by_state: dict[str, list[str]] = {}
+    for group, state in skipped:
+        by_state.setdefault(state, []).append(group)
+    noun = "group" if len(skipped) == 1 else "groups"
+    parts = "; ".join(f"{', '.join(groups)} ({state})" for state, groups in by_state.items())
+    return f"Skipped {len(skipped)} active {noun}: {parts}"
+
+
+def uncopied_line(plan: Plan) -> str | None:
+    """``--to-group``: the one notice naming the partitions in scope the source has not
+    committed (left out of the plan)."""
+    missing = sorted({tp for p in plan.groups for tp in p.uncopied})
+    if not missing:
+        return None
+    names = few([f"{t}-{p}" for t, p in missing])
+    return (
+        f"Notice: --to-group '{plan.source}' has no committed offset for {len(missing)} partition(s) "
+        f"in scope; left out: {names}"
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.core.plan_file import export_csv
-from kafka_groups.core.reset_plan import ResetResult
+from kafka_groups.core.reset_plan import ResetResult, skipped_line, uncopied_line
 from kafka_groups.render import say
 
 if TYPE_CHECKING:
@@ -57,7 +57,9 @@ def _streams_table(result: ResetResult) -> str:
 
 
 def notices(result: ResetResult) -> list[str]:
-    return [f"Warning: {w}" for plan in result.plan.groups for w in plan.warnings]
+    warnings = [f"Warning: {w}" for plan in result.plan.groups for w in plan.warnings]
+    uncopied = uncopied_line(result.plan)
+    return warnings + ([uncopied] if uncopied else [])
 
 
 def _rows(result: ResetResult) -> list[tuple[str, str, int, int | None, int]]:
@@ -110,10 +112,13 @@ def json(result: ResetResult) -> dict[str, Any]:
                 ],
                 "warnings": list(plan.warnings),
                 "fell_back_to_latest": [{"topic": t, "partition": p} for t, p in plan.fallbacks],
+                "not_committed_by_source": [{"topic": t, "partition": p} for t, p in plan.uncopied],
             }
             for plan in result.plan.groups
         ],
         "refused": [{"group": g, "state": s} for g, s in result.plan.refused],
+        "skipped_active": [{"group": g, "state": s} for g, s in result.plan.skipped],
+        "source_group": result.plan.source,
         "failed": [{"group": g, "reason": r} for g, r in result.failed],
     }
 
@@ -127,6 +132,9 @@ def report(result: ResetResult) -> None:
     """After the plan (or what the commit did): the read-back notes, then, as the Apache tool,
     one error line per active consumer group that was not reset (streams print theirs above)."""
     say(result.notes, escape=False)
+    skipped = skipped_line(result.plan.skipped)
+    if skipped:
+        say([skipped])
     refused = () if result.streams else result.plan.refused
     say(
         [

@@ -287,7 +287,12 @@ def test_the_subcommand_form_completes_through_the_click_typer_is_built_on():
     from kafka_groups.cli.complete import _click_completions
 
     assert _click_completions("kafka-consumer-groups", ["describe"], "--gr") == [
-        ("--group", "A group to describe; repeat for several.")
+        ("--group", "A group to describe; repeat for several."),
+        (
+            "--group-pattern",
+            "Groups whose whole id matches this regex (Python re, full match); repeatable. "
+            "Instead of --group/--all-groups.",
+        ),
     ]
     assert {"list", "describe", "create", "alter", "delete"} <= {
         value for value, _ in _click_completions("kafka-topics", [], "")
