@@ -360,7 +360,7 @@ def complete(prog: str, words: Sequence[str], incomplete: str, names: NameSource
     if words and words[0] in spec.subcommands:
         # Names after --group/--topic come live in this form too; the rest comes from Click.
         previous = _option_name(words[-1]) if len(words) > 1 and "=" not in words[-1] else None
-        if previous in ("group", "topic", "input-topic") and not incomplete.startswith("-"):
+        if previous in ("group", "to-group", "topic", "input-topic") and not incomplete.startswith("-"):
             line, _ = read_line(spec, words[1:], incomplete)
             return complete_value(prog, previous, incomplete, line, names)
         return Answer(_click_completions(prog, list(words), incomplete))

@@ -106,3 +106,23 @@ def test_the_skip_active_summary_is_one_line_grouped_by_state():
     assert skipped_line([("a", "Stable")]) == "Skipped 1 active group: a (Stable)"
     line = skipped_line([("a", "Stable"), ("c", "PreparingRebalance"), ("b", "Stable")])
     assert line == "Skipped 3 active groups: a, b (Stable); c (PreparingRebalance)"
+
+
+def test_to_group_completes_live_group_names_in_both_forms():
+    from kafka_groups.cli import complete
+
+    class Names(complete.NameSource):
+        def __init__(self):
+            pass
+
+        def lookup(self, kind, line):
+            return ["billing", "audit"] if kind == "groups" else []
+
+        def topics(self, line):
+            return {}
+
+    for words in (["--reset-offsets", "--group", "x", "--to-group"], ["reset-offsets", "--to-group"]):
+        answer = complete.complete("kafka-consumer-groups", words, "", Names())
+        assert [v for v, _ in answer.candidates] == ["billing", "audit"]
+    answer = complete.complete("kafka-consumer-groups", ["--describe"], "--gr", Names())
+    assert "--group-pattern" in [v for v, _ in answer.candidates]

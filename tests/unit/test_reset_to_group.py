@@ -116,3 +116,14 @@ def test_skip_active_plans_the_inactive_groups_and_fails_nothing():
     assert skipping.skipped == (("busy", "Stable"),)
     assert reset_failure(ResetResult(plain)) is not None
     assert reset_failure(ResetResult(skipping)) is None
+
+
+def test_skip_active_drops_the_streams_tools_refusal_lines():
+    snapshot = Snapshot(ids=("busy",), facts={"busy": GroupFacts("Stable")})
+    spec = ResetSpec(Scenario.TO_LATEST)
+    plain = plan_reset(ResetRequest(spec, all_topics=True, streams=True), snapshot)
+    skipping = plan_reset(ResetRequest(spec, all_topics=True, streams=True, skip_active=True), snapshot)
+    assert plain.messages == (
+        "Assignments can only be reset if the group 'busy' is inactive, but the current state is Stable.",
+    )
+    assert skipping.messages == () and skipping.skipped == (("busy", "Stable"),)
