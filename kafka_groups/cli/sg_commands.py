@@ -57,6 +57,17 @@ def describe_command(
             "(members), epochs and GROUP-CREATION-TIME (state).",
         ),
     ] = False,
+    health: Annotated[
+        bool,
+        typer.Option(
+            "--health",
+            help="Ours: the loss radar. Per partition: lost (committed offset outside the log, with "
+            "how many records), "
+            "at risk (the next record near deletion by retention; records on a partition with no committed "
+            "offset), unconsumed new partitions, the lag in time; the group's recorded policy and start. "
+            "Exit 0 healthy, 5 at risk, 6 lost (the worst group decides).",
+        ),
+    ] = False,
     output: OutputOpt = OutputFormat.AUTO,
     debug: DebugOpt = False,
 ) -> None:
@@ -77,6 +88,7 @@ def describe_command(
         view=views[0] if views else "offsets",
         verbose=verbose,
         output=output,
+        health=health,
     ).execute()
 
 

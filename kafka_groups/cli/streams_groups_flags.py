@@ -35,6 +35,7 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("members", available_if=("describe",)),
     Opt("offsets", available_if=("describe",)),
     Opt("verbose", available_if=("describe",)),
+    Opt("health", available_if=("describe",)),  # ours: the loss radar
     Opt("state", Arg.OPTIONAL, available_if=("describe", "list")),
     Opt("input-topic", Arg.REQUIRED),
     Opt("all-input-topics"),
@@ -157,6 +158,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             view=views[0] if views else "offsets",
             verbose=p.has("verbose"),
             output=output_format(p),
+            health=p.has("health"),
         )
     if action == "reset-offsets":
         return ResetOffsetsRequest(

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.session import cluster_session
+from kafka_groups.core.health import HealthResult
 from kafka_groups.core.streams import (
     DescribedStreamsGroup,
     StreamsDescribeResult,
@@ -33,6 +34,7 @@ class DescribeStreamsRequest:
     view: str = "offsets"
     verbose: bool = False
     output: OutputFormat = OutputFormat.AUTO
+    health: bool = False  # ours: the loss radar (kafka_groups/commands/health.py)
 
     def execute(self) -> None:
         if self.view not in VIEWS:
@@ -41,19 +43,33 @@ class DescribeStreamsRequest:
             raise UsageError("Option [describe] takes one of these options: [all-groups], [group]")
         if self.groups and self.all_groups:
             raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
+        if self.health and self.view != "offsets":
+            raise UsageError(f'Option "[health]" can\'t be used with option "[{self.view}]"')
         with (
             cluster_session(self.connection) as access,
             working("Describing streams groups…", enabled=self.all_groups),
         ):
-            described, missing = self._gather(access)
+            gathered = self._gather(access)
+        if isinstance(gathered, HealthResult):
+            from kafka_groups.commands.health import report
+
+            report(gathered, self.output)
+            return
+        described, missing = gathered
         emit(StreamsDescribeResult(self.view, self.verbose, tuple(described), tuple(missing)), self.output)
         if missing:
             message = "; ".join(missing.values())
             raise PartialFailure(message) if described else NotFoundError(message)
 
-    def _gather(self, access: KafkaAccess) -> tuple[list[DescribedStreamsGroup], dict[str, str]]:
+    def _gather(
+        self, access: KafkaAccess
+    ) -> tuple[list[DescribedStreamsGroup], dict[str, str]] | HealthResult:
         # The Apache tool describes the groups in the order given (or listed), repeats included.
         ids = access.streams_group_ids() if self.all_groups else list(self.groups)
+        if self.health:
+            from kafka_groups.commands.health import streams_health
+
+            return streams_health(access, ids)
         found, missing = access.describe_streams_groups(ids)
         present = [g for g in ids if g in found]
         if self.view != "offsets":
