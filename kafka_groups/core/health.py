@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from kafka_groups.core.lagtime import human_duration, lag_time_ms
 
 HOUR_MS = 3_600_000
-SOON_FRACTION = 0.10  # "soon": within 10 % of retention.ms, or within an hour, whichever is larger
+SOON_DIVISOR = 10  # "soon": within 10 % of retention.ms, or within an hour, whichever is larger
 BYTES_FRACTION = 0.90  # retention.bytes: at risk once the bytes after the next record reach 90 %
 
 
@@ -96,7 +96,7 @@ class PartitionHealth:
 
 def soon_ms(retention_ms: int) -> int:
     """How close to deletion counts as at risk: 10 % of retention.ms, at least an hour."""
-    return max(int(retention_ms * SOON_FRACTION), HOUR_MS)
+    return max(retention_ms // SOON_DIVISOR, HOUR_MS)
 
 
 def _minutes(ms: int) -> str:
