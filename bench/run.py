@@ -39,6 +39,9 @@ class Case:
     setup: Callable[[str], None]
     tool: str
     args: Callable[[str], list[str]]
+    # Ours only (no peer has the command): then measured beside this command of ours instead
+    # of the Apache tool's (the plain describe the new view adds to).
+    baseline: Callable[[str], list[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -229,6 +232,43 @@ def _setup_topics(count: int, partitions: int) -> Callable[[str], None]:
     return setup
 
 
+def _setup_lag(partitions: int) -> Callable[[str], None]:
+    """bench-lag-<N>: a topic of N partitions, three records each with timestamps an hour
+    old, and an Empty group committed at offset 1 on every partition (lag 2 everywhere)."""
+
+    def setup(bootstrap: str) -> None:
+        from confluent_kafka import ConsumerGroupTopicPartitions, Producer, TopicPartition
+        from confluent_kafka.admin import AdminClient, NewTopic
+
+        topic, group = f"bench-lag-{partitions}", f"bench-lag-{partitions}-group"
+        admin = AdminClient({"bootstrap.servers": bootstrap})
+        created = admin.create_topics([NewTopic(topic, partitions, 1)], operation_timeout=120)
+        try:
+            created[topic].result(180)
+        except Exception as exc:
+            if "TOPIC_ALREADY_EXISTS" not in str(exc):
+                raise
+            return
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            described = admin.list_topics(topic, timeout=30).topics[topic].partitions
+            if len(described) == partitions and all(p.leader >= 0 for p in described.values()):
+                break
+            time.sleep(1)
+        producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+        stamp = int(time.time() * 1000) - 3_600_000
+        for p in range(partitions):
+            for i in range(3):
+                producer.produce(topic, value=b"x" * 100, partition=p, timestamp=stamp + i)
+        producer.flush(60)
+        request = ConsumerGroupTopicPartitions(
+            group, [TopicPartition(topic, p, 1) for p in range(partitions)]
+        )
+        admin.alter_consumer_group_offsets([request], request_timeout=120)[group].result(180)
+
+    return setup
+
+
 def _cg(*args: str) -> Callable[[str], list[str]]:
     return lambda bs: ["--bootstrap-server", bs, *args]
 
@@ -278,6 +318,24 @@ CASES = {
             "kafka-topics",
             _cg("--list"),
         ),
+        Case(
+            "health-all-groups-1000",
+            "kafka-consumer-groups --describe --all-groups --health (ours only), 1,000 groups; "
+            "beside our plain --describe --all-groups",
+            _setup_groups(1000),
+            "kafka-consumer-groups",
+            _cg("--describe", "--all-groups", "--health"),
+            baseline=_cg("--describe", "--all-groups"),
+        ),
+        Case(
+            "lag-time-1000p",
+            "kafka-consumer-groups --describe --group G --lag-time (ours only), one group with lag on "
+            "1,000 partitions; beside our plain --describe --group G",
+            _setup_lag(1000),
+            "kafka-consumer-groups",
+            _cg("--describe", "--group", "bench-lag-1000-group", "--lag-time"),
+            baseline=_cg("--describe", "--group", "bench-lag-1000-group"),
+        ),
         *(
             Case(
                 f"reset-{mode}-{n}p",
@@ -298,7 +356,9 @@ def run_case(case: Case, bootstrap: str, runs: int) -> dict[str, list[Sample]]:
     args = case.args(bootstrap)
     commands = {
         "ours": [*our_command(case.tool), *args],
-        "apache": local_kafka.apache_command(case.tool, args),
+        "apache": local_kafka.apache_command(case.tool, args)
+        if case.baseline is None
+        else [*our_command(case.tool), *case.baseline(bootstrap)],
     }
     for argv in commands.values():  # warm-up: page cache, broker-side caches
         measure(argv)
@@ -319,6 +379,20 @@ def section(case: Case, samples: dict[str, list[Sample]], runs: int) -> str:
     low = {who: min(s.wall_s for s in got) for who, got in samples.items()}
     ratio = med["ours"] / med["apache"]
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    if case.baseline is not None:
+        return (
+            f"## {case.name}\n\n"
+            f"{case.description}. Kafka {local_kafka.KAFKA_VERSION}, {runs} alternating runs each "
+            f"after one warm-up, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"measured {stamp}.\n\n"
+            "| command | median wall (s) | min wall (s) | peak RSS (MiB) |\n"
+            "|---|---|---|---|\n"
+            f"| ours, {' '.join(case.args('B')[2:])} | {med['ours']:.3f} | {low['ours']:.3f} | "
+            f"{rss['ours']:.0f} |\n"
+            f"| ours, {' '.join(case.baseline('B')[2:])} | {med['apache']:.3f} | {low['apache']:.3f} | "
+            f"{rss['apache']:.0f} |\n\n"
+            f"**ratio new view / plain describe (median wall): {ratio:.2f}x**\n"
+        )
     return (
         f"## {case.name}\n\n"
         f"{case.description}. Kafka {local_kafka.KAFKA_VERSION}, {runs} alternating runs each "

@@ -17,6 +17,9 @@ class ExitCode(enum.IntEnum):
     USAGE = 2  # the command line is invalid; nothing was contacted or written
     PARTIAL = 3  # the action ran but some groups or partitions failed
     UNKNOWN = 4  # a write was sent but whether it landed could not be verified
+    # --describe --health (the loss radar) when it ran: the worst group decides, LOST over AT_RISK.
+    AT_RISK = 5  # nothing lost yet, but records are about to be (retention, unconsumed new partitions)
+    LOST = 6  # a group's committed offset lies outside the log: records were lost unread
 
 
 class CliError(Exception):
@@ -61,6 +64,17 @@ class OutcomeUnknown(CliError):
     names the command that checks it and, where there is one, the undo."""
 
     exit_code = ExitCode.UNKNOWN
+
+
+class HealthAlert(CliError):
+    """The loss radar found records lost or at risk: its report was printed; the message is
+    the one-line summary and the exit code the severity (AT_RISK or LOST)."""
+
+    label = ""
+
+    def __init__(self, message: str, exit_code: ExitCode) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class TopicCommandError(CliError):

@@ -210,6 +210,15 @@ class CreationRegistry:
             g: str(v.get("policy")) for g, v in last.items() if v.get("new_partitions_from_start") is True
         }
 
+    def recorded_policies(self, groups: Iterable[str]) -> dict[str, tuple[str, bool]]:
+        """The last recorded policy of each of ``groups`` that has one: group -> (the policy,
+        whether it starts new partitions at their beginning)."""
+        wanted = set(groups)
+        last = {r.key: r.value for r in self._read(GROUP_POLICY_TOPIC).records if r.key in wanted}
+        return {
+            g: (str(v.get("policy")), v.get("new_partitions_from_start") is True) for g, v in last.items()
+        }
+
     # -- partition creation times (KIP-1327) ----------------------------------------------
     def record_partitions(self, created: Mapping[str, tuple[str, Iterable[int]]]) -> None:
         """topic -> (topic id, the partitions just created), all in one write."""

@@ -41,6 +41,25 @@ def describe_command(
             "epochs and GROUP-CREATION-TIME (state).",
         ),
     ] = False,
+    health: Annotated[
+        bool,
+        typer.Option(
+            "--health",
+            help="Ours: the loss radar. Per partition: lost (committed offset outside the log, with "
+            "how many records), "
+            "at risk (the next record near deletion by retention; records on a partition with no committed "
+            "offset), unconsumed new partitions, the lag in time; the group's recorded policy and start. "
+            "Exit 0 healthy, 5 at risk, 6 lost (the worst group decides).",
+        ),
+    ] = False,
+    lag_time: Annotated[
+        bool,
+        typer.Option(
+            "--lag-time",
+            help="Ours: how far behind each partition with lag is in time (now minus the timestamp of "
+            "the next record to read); piped, a LAG-TIME-MS column at the end.",
+        ),
+    ] = False,
     output: OutputOpt = OutputFormat.AUTO,
     debug: DebugOpt = False,
 ) -> None:
@@ -60,4 +79,6 @@ def describe_command(
         output=output,
         group_patterns=tuple(group_pattern or ()),
         exclude_groups=tuple(exclude_group or ()),
+        health=health,
+        lag_time=lag_time,
     ).execute()

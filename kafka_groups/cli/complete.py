@@ -80,7 +80,17 @@ TOOLS: dict[str, ToolSpec] = {
         actions=("list", "describe", "reset-offsets", "delete-offsets", "delete", "validate-regex"),
         per_action={
             "list": ("state", "type"),
-            "describe": ("group", "all-groups", *SELECT, "members", "offsets", "state", "verbose"),
+            "describe": (
+                "group",
+                "all-groups",
+                *SELECT,
+                "members",
+                "offsets",
+                "state",
+                "verbose",
+                "health",
+                "lag-time",
+            ),
             "reset-offsets": (*RESET_SCOPE, "topic", "all-topics", *SCENARIOS),
             "delete-offsets": ("group", "topic", "backup-dir"),
             "delete": ("group", "all-groups", *SELECT, "backup-dir"),
@@ -94,7 +104,7 @@ TOOLS: dict[str, ToolSpec] = {
         actions=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
         per_action={
             "list": ("state",),
-            "describe": ("group", "all-groups", *SELECT, "members", "offsets", "state", "verbose"),
+            "describe": ("group", "all-groups", *SELECT, "members", "offsets", "state", "verbose", "health"),
             "reset-offsets": (*RESET_SCOPE, "input-topic", "all-input-topics", *SCENARIOS),
             "delete-offsets": ("group", "input-topic", "all-input-topics", "backup-dir"),
             "delete": (
@@ -203,6 +213,8 @@ DESCRIPTIONS = {
     "offsets": "the offsets of each group (the default)",
     "state": "the group state",
     "verbose": "more detail",
+    "health": "the loss radar: lost and at-risk records (ours)",
+    "lag-time": "the lag in time of each partition (ours)",
     "type": "the group type",
 }
 

@@ -87,6 +87,8 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("members", available_if=("describe",)),
     Opt("offsets", available_if=("describe",)),
     Opt("verbose", available_if=("describe",)),
+    Opt("health", available_if=("describe",)),  # ours: the loss radar
+    Opt("lag-time", available_if=("describe",)),  # ours
     Opt("state", Arg.OPTIONAL, available_if=("describe", "list")),
     Opt("type", Arg.OPTIONAL, available_if=("list",)),
     Opt("help"),
@@ -236,6 +238,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             output=output_format(p),
             group_patterns=tuple(p.all("group-pattern")),
             exclude_groups=tuple(p.all("exclude-group")),
+            health=p.has("health"),
+            lag_time=p.has("lag-time"),
         )
     if action == "reset-offsets":
         return ResetOffsetsRequest(

@@ -181,6 +181,19 @@ CONSUMER_GROUPS = ToolHelp(
         ("--exclude-group <regex>", "Leave out the selected groups whose whole id matches; repeatable."),
         ("--skip-active", "With --reset-offsets: reset the inactive groups, name the active ones (exit 0)."),
         ("--debug", "Tracebacks and client logs on errors."),
+        (
+            "--health",
+            "With --describe: the loss radar, per partition and per group: lost (committed offset "
+            "outside the log, with how many records), at risk (the next record near deletion by "
+            "retention.ms or retention.bytes; records on a partition without a committed offset), "
+            "unconsumed new partitions, the lag in time, the recorded policy and start. Exit status: "
+            "0 healthy, 5 at risk, 6 lost (the worst group decides).",
+        ),
+        (
+            "--lag-time",
+            "With --describe: how far behind each partition with lag is in time (now minus the "
+            "timestamp of the next record to read); piped, a LAG-TIME-MS column at the end.",
+        ),
         ("--show-completion <shell>", "Print the completion script for bash, zsh or fish."),
         ("--install-completion <shell>", "Install it for your user."),
     ),
@@ -243,7 +256,7 @@ STREAMS_GROUPS = ToolHelp(
         ),
         Section("Other", (("--help", "Print this help."), ("--version", "Print the version."))),
     ),
-    ours=CONSUMER_GROUPS.ours,
+    ours=tuple(e for e in CONSUMER_GROUPS.ours if e[0] != "--lag-time"),  # consumer groups only
     subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
 )
 

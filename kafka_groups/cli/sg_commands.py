@@ -60,6 +60,17 @@ def describe_command(
             "(members), epochs and GROUP-CREATION-TIME (state).",
         ),
     ] = False,
+    health: Annotated[
+        bool,
+        typer.Option(
+            "--health",
+            help="Ours: the loss radar. Per partition: lost (committed offset outside the log, with "
+            "how many records), "
+            "at risk (the next record near deletion by retention; records on a partition with no committed "
+            "offset), unconsumed new partitions, the lag in time; the group's recorded policy and start. "
+            "Exit 0 healthy, 5 at risk, 6 lost (the worst group decides).",
+        ),
+    ] = False,
     output: OutputOpt = OutputFormat.AUTO,
     debug: DebugOpt = False,
 ) -> None:
@@ -82,6 +93,7 @@ def describe_command(
         output=output,
         group_patterns=tuple(group_pattern or ()),
         exclude_groups=tuple(exclude_group or ()),
+        health=health,
     ).execute()
 
 

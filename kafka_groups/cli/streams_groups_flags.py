@@ -38,6 +38,7 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("members", available_if=("describe",)),
     Opt("offsets", available_if=("describe",)),
     Opt("verbose", available_if=("describe",)),
+    Opt("health", available_if=("describe",)),  # ours: the loss radar
     Opt("state", Arg.OPTIONAL, available_if=("describe", "list")),
     Opt("input-topic", Arg.REQUIRED),
     Opt("all-input-topics"),
@@ -165,6 +166,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             output=output_format(p),
             group_patterns=tuple(p.all("group-pattern")),
             exclude_groups=tuple(p.all("exclude-group")),
+            health=p.has("health"),
         )
     if action == "reset-offsets":
         return ResetOffsetsRequest(

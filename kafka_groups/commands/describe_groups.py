@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -12,12 +13,14 @@ from kafka_groups.core.describe import (
     DescribedGroup,
     DescribeResult,
     GroupDescription,
+    LagTimes,
     View,
     java_sorted,
     offset_rows,
     partitions_to_look_up,
 )
 from kafka_groups.core.group_select import GroupSelection
+from kafka_groups.core.health import HealthResult
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
 from kafka_groups.escape import escape_controls
 from kafka_groups.render import OutputFormat, emit, wants_detail
@@ -38,6 +41,8 @@ class DescribeGroupsRequest:
     state: bool = False
     verbose: bool = False
     output: OutputFormat = OutputFormat.AUTO
+    health: bool = False  # ours: the loss radar (kafka_groups/commands/health.py)
+    lag_time: bool = False  # ours: the lag in time of each partition with lag
     group_patterns: tuple[str, ...] = ()  # --group-pattern
     exclude_groups: tuple[str, ...] = ()  # --exclude-group
 
@@ -59,6 +64,9 @@ class DescribeGroupsRequest:
             raise UsageError(
                 "Option [describe] takes at most one of these options: [members], [offsets], [state]"
             )
+        for ours in ("health", "lag-time") if views and views[0] is not View.OFFSETS else ():
+            if getattr(self, ours.replace("-", "_")):
+                raise UsageError(f'Option "[{ours}]" can\'t be used with option "[{views[0].value}]"')
         return views[0] if views else View.OFFSETS
 
     def execute(self) -> None:
@@ -68,12 +76,16 @@ class DescribeGroupsRequest:
             cluster_session(self.connection) as access,
             working("Describing consumer groups…", enabled=self.selection.lists),
         ):
-            described, missing = self._gather(access, view)
-        emit(DescribeResult(view, self.verbose, tuple(described), tuple(missing)), self.output)
+            gathered = self._gather(access, view)
+        if isinstance(gathered, HealthResult):
+            from kafka_groups.commands.health import report
+
+            report(gathered, self.output)
+            return
+        described, missing, lag_times = gathered
+        emit(DescribeResult(view, self.verbose, tuple(described), tuple(missing), lag_times), self.output)
         if missing:
-            names = ", ".join(f"'{g}'" for g in missing)
-            noun, verb = ("Consumer group", "does") if len(missing) == 1 else ("Consumer groups", "do")
-            message = f"{noun} {names} {verb} not exist."
+            message = _missing_message(missing) or ""
             raise PartialFailure(message) if len(described) else NotFoundError(message)
 
     def _recorded_starts(self, access: KafkaAccess, found: dict[str, GroupDescription]) -> dict[str, int]:
@@ -91,16 +103,24 @@ class DescribeGroupsRequest:
             print(escape_controls(note), file=sys.stderr)
             return {}
 
-    def _gather(self, access: KafkaAccess, view: View) -> tuple[list[DescribedGroup], list[str]]:
+    def _gather(
+        self, access: KafkaAccess, view: View
+    ) -> tuple[list[DescribedGroup], list[str], LagTimes | None] | HealthResult:
         ids = consumer_group_ids(access, self.selection)
+        if self.health:
+            from kafka_groups.commands.health import consumer_health
+
+            return consumer_health(access, ids, _missing_message)
         # Epochs, member types and creation times come only with the protocol layer.
         detailed = self.verbose and view is not View.OFFSETS
         found, missing = access.describe_groups(ids, detailed=detailed)
         if view is not View.OFFSETS:
             recorded = self._recorded_starts(access, found) if view is View.STATE else {}
-            return [
-                DescribedGroup(found[g], recorded_start_ms=recorded.get(g)) for g in java_sorted(found)
-            ], missing
+            return (
+                [DescribedGroup(found[g], recorded_start_ms=recorded.get(g)) for g in java_sorted(found)],
+                missing,
+                None,
+            )
         committed = access.committed_offsets(list(found))
         needed = partitions_to_look_up(found.values(), committed)
         # Log start offsets only serve the out-of-range flag of the richer outputs.
@@ -109,4 +129,16 @@ class DescribeGroupsRequest:
             DescribedGroup(found[g], offset_rows(found[g], committed.get(g, {}), ends, starts))
             for g in java_sorted(found)
         ]
-        return described, missing
+        if self.lag_time:
+            from kafka_groups.commands.health import lag_times
+
+            return described, missing, lag_times(access, described)
+        return described, missing, None
+
+
+def _missing_message(missing: Sequence[str]) -> str | None:
+    if not missing:
+        return None
+    names = ", ".join(f"'{g}'" for g in missing)
+    noun, verb = ("Consumer group", "does") if len(missing) == 1 else ("Consumer groups", "do")
+    return f"{noun} {names} {verb} not exist."

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from kafka_groups.commands.select import streams_group_ids
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.group_select import GroupSelection
+from kafka_groups.core.health import HealthResult
 from kafka_groups.core.streams import (
     DescribedStreamsGroup,
     StreamsDescribeResult,
@@ -35,6 +36,7 @@ class DescribeStreamsRequest:
     view: str = "offsets"
     verbose: bool = False
     output: OutputFormat = OutputFormat.AUTO
+    health: bool = False  # ours: the loss radar (kafka_groups/commands/health.py)
     group_patterns: tuple[str, ...] = ()  # --group-pattern
     exclude_groups: tuple[str, ...] = ()  # --exclude-group
 
@@ -46,19 +48,33 @@ class DescribeStreamsRequest:
         if self.view not in VIEWS:
             raise UsageError(f"Unknown view '{self.view}': choose from {', '.join(VIEWS)}")
         self.selection.check("describe")
+        if self.health and self.view != "offsets":
+            raise UsageError(f'Option "[health]" can\'t be used with option "[{self.view}]"')
         with (
             cluster_session(self.connection) as access,
             working("Describing streams groups…", enabled=self.selection.lists),
         ):
-            described, missing = self._gather(access)
+            gathered = self._gather(access)
+        if isinstance(gathered, HealthResult):
+            from kafka_groups.commands.health import report
+
+            report(gathered, self.output)
+            return
+        described, missing = gathered
         emit(StreamsDescribeResult(self.view, self.verbose, tuple(described), tuple(missing)), self.output)
         if missing:
             message = "; ".join(missing.values())
             raise PartialFailure(message) if described else NotFoundError(message)
 
-    def _gather(self, access: KafkaAccess) -> tuple[list[DescribedStreamsGroup], dict[str, str]]:
+    def _gather(
+        self, access: KafkaAccess
+    ) -> tuple[list[DescribedStreamsGroup], dict[str, str]] | HealthResult:
         # The Apache tool describes the groups in the order given (or listed), repeats included.
         ids = streams_group_ids(access, self.selection)
+        if self.health:
+            from kafka_groups.commands.health import streams_health
+
+            return streams_health(access, ids)
         found, missing = access.describe_streams_groups(ids)
         present = [g for g in ids if g in found]
         if self.view != "offsets":

@@ -109,11 +109,21 @@ class DescribedGroup:
 
 
 @dataclass(frozen=True)
+class LagTimes:
+    """``--lag-time``: the timestamp of the next record each group will read, by (group,
+    topic, partition), for the partitions with lag; the lag in time is ``now_ms`` minus it."""
+
+    now_ms: int
+    timestamps: Mapping[tuple[str, str, int], int]
+
+
+@dataclass(frozen=True)
 class DescribeResult:
     view: View
     verbose: bool
     groups: tuple[DescribedGroup, ...]
     missing: tuple[str, ...] = ()
+    lag_times: LagTimes | None = None  # only when --lag-time asked for them
 
 
 def _is_offset(value: int | None) -> bool:

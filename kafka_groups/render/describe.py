@@ -9,12 +9,14 @@ from kafka_groups.core.describe import (
     DescribedGroup,
     DescribeResult,
     GroupDescription,
+    LagTimes,
     Member,
     OffsetRow,
     View,
     assignment_string,
     state_notice,
 )
+from kafka_groups.core.lagtime import human_duration, lag_time_ms
 from kafka_groups.core.start_time import GroupStart, choose_start
 from kafka_groups.core.times import iso_utc_ms
 
@@ -55,24 +57,36 @@ def _should_print(group: DescribedGroup, rows: int) -> bool:
 
 
 # -- offsets ----------------------------------------------------------------------------
-def _offsets_text(group: DescribedGroup, verbose: bool) -> str:
+def _lag_ms(lag_times: LagTimes | None, r: OffsetRow) -> int | None:
+    """--lag-time: now minus the timestamp of the row's next record (None: no lag or unknown)."""
+    if lag_times is None:
+        return None
+    return lag_time_ms(lag_times.timestamps.get((r.group, r.topic, r.partition)), lag_times.now_ms)
+
+
+def _offsets_text(group: DescribedGroup, verbose: bool, lag_times: LagTimes | None = None) -> str:
     rows = group.rows
     g = max([15, *(len(r.group) for r in rows)])
     t = max([15, *(len(r.topic) for r in rows)])
     c = max([15, *(len(_s(r.consumer_id)) for r in rows)])
     h = max([15, *(len(_s(r.host)) for r in rows)])
 
+    # --lag-time (ours): LAG-TIME-MS after CLIENT-ID, which then needs a width.
+    extra = [max([15, *(len(_s(r.client_id)) for r in rows)])] if lag_times is not None else []
+
     def line(cells: list[str]) -> str:
-        widths = [g, t, 10] + ([15] if verbose else []) + [15, 15, 15, c, h]
+        widths = [g, t, 10] + ([15] if verbose else []) + [15, 15, 15, c, h, *extra]
         return "\n" + " ".join(_pad(v, w) for v, w in zip(cells[:-1], widths, strict=True)) + " " + cells[-1]
 
     header = ["GROUP", "TOPIC", "PARTITION"] + (["LEADER-EPOCH"] if verbose else [])
     header += ["CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"]
+    header += ["LAG-TIME-MS"] if lag_times is not None else []
     out = [line(header)]
     for r in rows:
         cells = [r.group, r.topic, str(r.partition)] + ([_s(r.leader_epoch)] if verbose else [])
         cells += [_s(r.current_offset), _s(r.log_end_offset), _s(r.lag), _s(r.consumer_id), _s(r.host)]
         cells.append(_s(r.client_id))
+        cells += [_s(_lag_ms(lag_times, r))] if lag_times is not None else []
         out.append(line(cells))
     return "".join(out) + "\n"
 
@@ -158,7 +172,7 @@ def text(result: DescribeResult) -> str:
     for group in result.groups:
         if result.view is View.OFFSETS:
             if _should_print(group, len(group.rows)):
-                out.append(_offsets_text(group, result.verbose))
+                out.append(_offsets_text(group, result.verbose, result.lag_times))
         elif result.view is View.MEMBERS:
             printable = _should_print(group, len(group.description.members))
             out.append(_members_text(group, result.verbose, printable))
@@ -215,10 +229,13 @@ def table(result: DescribeResult) -> TableSpec:
                     cells[3] += " (out of range)"
                 if result.verbose:  # as the Apache layout: the leader epoch after the partition
                     cells.insert(3, _s(r.leader_epoch))
+                if result.lag_times is not None:  # --lag-time: after LAG
+                    cells.insert(-3, human_duration(_lag_ms(result.lag_times, r)))
                 rows.append(cells)
                 styles.append("red" if r.out_of_range else ("yellow" if (r.lag or 0) > 0 else ""))
         columns = ["GROUP", "TOPIC", "PARTITION"] + (["LEADER EPOCH"] if result.verbose else [])
-        columns += ["CURRENT", "LOG END", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"]
+        columns += ["CURRENT", "LOG END", "LAG"] + (["LAG TIME"] if result.lag_times is not None else [])
+        columns += ["CONSUMER-ID", "HOST", "CLIENT-ID"]
         return TableSpec("", columns, rows, styles, "No committed offsets or assignments.")
     if result.view is View.MEMBERS:
         members = [(g.description, m) for g in result.groups for m in g.description.members]
@@ -256,7 +273,7 @@ def table(result: DescribeResult) -> TableSpec:
     return TableSpec("", columns, rows, (), "No groups.")
 
 
-def _group_json(group: DescribedGroup, view: View) -> dict[str, Any]:
+def _group_json(group: DescribedGroup, view: View, lag_times: LagTimes | None = None) -> dict[str, Any]:
     d = group.description
     doc: dict[str, Any] = {
         "group": d.group_id,
@@ -305,6 +322,10 @@ def _group_json(group: DescribedGroup, view: View) -> dict[str, Any]:
             }
             for r in group.rows
         ]
+        if lag_times is not None:  # --lag-time: two keys more per row
+            for row, r in zip(doc["offsets"], group.rows, strict=True):
+                row["next_record_timestamp_ms"] = lag_times.timestamps.get((r.group, r.topic, r.partition))
+                row["lag_ms"] = _lag_ms(lag_times, r)
     return doc
 
 
@@ -312,7 +333,7 @@ def json(result: DescribeResult) -> dict[str, Any]:
     return {
         "schema": JSON_SCHEMA,
         "view": result.view.value,
-        "groups": [_group_json(g, result.view) for g in result.groups],
+        "groups": [_group_json(g, result.view, result.lag_times) for g in result.groups],
         "missing_groups": list(result.missing),
     }
 

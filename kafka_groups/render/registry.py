@@ -51,6 +51,12 @@ def renderer_for(result: object) -> Renderer:
         from kafka_groups.render import streams
 
         return Renderer(streams.text, streams.table, streams.json, streams.csv)
+    from kafka_groups.core.health import HealthResult
+
+    if isinstance(result, HealthResult):
+        from kafka_groups.render import health
+
+        return Renderer(health.text, health.table, health.json, health.csv)
     from kafka_groups.core.reset_plan import ResetResult
 
     if isinstance(result, ResetResult):

@@ -1,0 +1,229 @@
+"""``--describe --health``: the loss radar of consumer and streams groups. Gathers the facts
+(committed offsets, log bounds, the next records' timestamps, retention settings, partition
+creation times, the groups' recorded policies and starts) in batches, then classifies them
+(kafka_groups/core/health.py) and renders them (kafka_groups/render/health.py)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from kafka_groups.core.describe import DescribedGroup, LagTimes, TopicPartition, java_sorted
+from kafka_groups.core.health import (
+    GroupHealth,
+    GroupPolicy,
+    HealthResult,
+    PartitionFacts,
+    Severity,
+    group_health,
+    summary,
+)
+from kafka_groups.errors import CliError, ExitCode, HealthAlert
+from kafka_groups.escape import escape_controls
+
+if TYPE_CHECKING:
+    from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.access.retention import Retention
+    from kafka_groups.core.start_time import GroupStart
+
+T = TypeVar("T")
+
+
+def _best_effort(what: str, read: Callable[[], T], empty: T) -> T:
+    """A read the radar can do without: its failure is a note on stderr, not a failure."""
+    try:
+        return read()
+    except CliError as exc:
+        print(escape_controls(f"Note: {what} could not be read ({exc.message})"), file=sys.stderr)
+        return empty
+
+
+def gather_health(
+    access: KafkaAccess,
+    states: Mapping[str, str],
+    kind: str,
+    owners: Mapping[str, Mapping[TopicPartition, str]],
+    creation_times: Mapping[str, int | None],
+    now_ms: int,
+) -> list[GroupHealth]:
+    """The radar of the described groups: ``states`` (group -> state, in output order),
+    ``owners`` (group -> partition -> the member assigned it), ``creation_times`` (group -> the
+    broker's creation time, KIP-1282, where known)."""
+    from kafka_groups.access.policy_io import CreationRegistry, group_starts, partition_ages
+    from kafka_groups.access.retention import partition_sizes, retention_of
+
+    groups = list(states)
+    committed = access.committed_offsets(groups)
+    topics = {t for g in groups for t, _ in committed.get(g, {})} | {
+        t for g in groups for t, _ in owners.get(g, {})
+    }
+    layout = access.topic_partitions(topics)
+    every: dict[str, set[TopicPartition]] = {
+        g: {
+            (t, p)
+            for t in {t for t, _ in committed.get(g, {})} | {t for t, _ in owners.get(g, {})}
+            for p in layout.get(t, {})
+        }
+        | set(committed.get(g, {}))
+        for g in groups
+    }
+    partitions = {tp for tps in every.values() for tp in tps}
+    ends, starts = access.log_offsets(partitions, earliest=True)
+    # The next record of every committed partition with lag.
+    reading: dict[TopicPartition, set[int]] = {}
+    for g in groups:
+        for tp, done in committed.get(g, {}).items():
+            start, end = starts.get(tp), ends.get(tp)
+            if start is not None and end is not None and start <= done.offset < end:
+                reading.setdefault(tp, set()).add(done.offset)
+    timestamps = next_timestamps(access, reading)
+    retention: dict[str, Retention] = _best_effort(
+        "the topics' retention settings", lambda: retention_of(access, topics), {}
+    )
+    by_bytes = {t for t, r in retention.items() if r.bytes is not None and r.bytes > 0}
+    leaders = {(t, p): leader for t in by_bytes for p, leader in layout.get(t, {}).items() if leader >= 0}
+    sizes = partition_sizes(access, leaders) if leaders else {}
+    registry = CreationRegistry(access.settings)
+    uncommitted_topics = {tp[0] for g in groups for tp in every[g] if tp not in committed.get(g, {})}
+    created: dict[TopicPartition, int] = (
+        _best_effort(
+            "the partitions' creation times",
+            lambda: partition_ages(access, registry, uncommitted_topics),
+            {},
+        )
+        if uncommitted_topics
+        else {}
+    )
+    policies: dict[str, tuple[str, bool]] = _best_effort(
+        "the groups' recorded policies", lambda: registry.recorded_policies(groups), {}
+    )
+    recorded_starts: dict[str, GroupStart] = _best_effort(
+        "the groups' recorded starts", lambda: group_starts(access.settings, groups, creation_times), {}
+    )
+    result = []
+    for g in groups:
+        policy = GroupPolicy(*policies[g]) if g in policies else None
+        held = committed.get(g, {})
+        facts = []
+        for tp in every[g]:
+            c = held.get(tp)
+            r = retention.get(tp[0])
+            facts.append(
+                PartitionFacts(
+                    topic=tp[0],
+                    partition=tp[1],
+                    committed=c.offset if c is not None else None,
+                    log_start=starts.get(tp),
+                    log_end=ends.get(tp),
+                    next_timestamp_ms=timestamps.get((tp, c.offset)) if c is not None else None,
+                    retention_ms=r.ms if r else None,
+                    retention_bytes=r.bytes if r else None,
+                    size_bytes=sizes.get(tp),
+                    created_ms=created.get(tp),
+                    protected_by=policy.policy
+                    if policy is not None and policy.new_partitions_from_start
+                    else None,
+                    member_id=owners.get(g, {}).get(tp),
+                )
+            )
+        began = recorded_starts.get(g)
+        result.append(
+            group_health(
+                g, states[g], kind, facts, now_ms, policy, (began.time_ms, began.source) if began else None
+            )
+        )
+    return result
+
+
+def next_timestamps(
+    access: KafkaAccess, reading: Mapping[TopicPartition, set[int]]
+) -> dict[tuple[TopicPartition, int], int]:
+    """The timestamp of the record at (or next after) each offset: one Fetch per leader per
+    round, the lowest offset of each partition first (groups on one partition rarely differ,
+    so most runs take one round)."""
+    from kafka_groups.access.lagtime import next_record_timestamps
+
+    left = {tp: set(offsets) for tp, offsets in reading.items() if offsets}
+    found: dict[tuple[TopicPartition, int], int] = {}
+    while left:
+        batch = {tp: min(offsets) for tp, offsets in left.items()}
+        records = next_record_timestamps(access, batch)
+        for tp, offset in batch.items():
+            record = records.get(tp)
+            if record is not None:
+                found[(tp, offset)] = record.timestamp_ms
+            left[tp].discard(offset)
+        left = {tp: offsets for tp, offsets in left.items() if offsets}
+    return found
+
+
+def lag_times(access: KafkaAccess, described: Sequence[DescribedGroup]) -> LagTimes:
+    """``--describe --lag-time``: the next record's timestamp of every row with lag."""
+    from kafka_groups.access.policy_io import now_ms
+
+    reading: dict[TopicPartition, set[int]] = {}
+    for group in described:
+        for r in group.rows:
+            if r.current_offset is not None and (r.lag or 0) > 0:
+                reading.setdefault((r.topic, r.partition), set()).add(r.current_offset)
+    found = next_timestamps(access, reading)
+    stamps = {
+        (r.group, r.topic, r.partition): found[key]
+        for group in described
+        for r in group.rows
+        if r.current_offset is not None
+        and (key := ((r.topic, r.partition), r.current_offset)) in found
+        and (r.lag or 0) > 0
+    }
+    return LagTimes(now_ms(), stamps)
+
+
+def report(result: HealthResult, output: Any) -> None:
+    """Print the radar and end with its exit status: LOST or AT_RISK (with the summary line on
+    stderr), else PARTIAL / NOT FOUND for groups that do not exist, else 0."""
+    from kafka_groups.errors import NotFoundError, PartialFailure
+    from kafka_groups.render import emit
+
+    emit(result, output)
+    severity = result.severity
+    missing_message = result.missing_note
+    if severity is not Severity.HEALTHY:
+        if missing_message:
+            print(escape_controls(f"Error: {missing_message}"), file=sys.stderr)
+        code = ExitCode.LOST if severity is Severity.LOST else ExitCode.AT_RISK
+        raise HealthAlert(summary(result), code)
+    if missing_message:
+        raise PartialFailure(missing_message) if result.groups else NotFoundError(missing_message)
+
+
+def _now() -> int:
+    from kafka_groups.access.policy_io import now_ms
+
+    return now_ms()
+
+
+def consumer_health(
+    access: KafkaAccess, ids: list[str], missing_note: Callable[[list[str]], str | None]
+) -> HealthResult:
+    """The radar of consumer groups (``--describe --health``), in the describe order."""
+    found, missing = access.describe_groups(ids, detailed=access.supports_group_creation_time())
+    ordered = java_sorted(found)
+    owners = {g: {tp: m.member_id for m in found[g].members for tp in m.assignment} for g in ordered}
+    states = {g: found[g].state for g in ordered}
+    times = {g: found[g].creation_time_ms for g in ordered}
+    now = _now()
+    groups = gather_health(access, states, "consumer", owners, times, now)
+    return HealthResult(tuple(groups), now, tuple(missing), missing_note(missing))
+
+
+def streams_health(access: KafkaAccess, ids: list[str]) -> HealthResult:
+    """The radar of streams groups, in the order given; the missing ones with their messages."""
+    found, missing = access.describe_streams_groups(ids)
+    ordered = list(dict.fromkeys(g for g in ids if g in found))
+    states = {g: found[g].state for g in ordered}
+    times = {g: found[g].creation_time_ms for g in ordered}
+    now = _now()
+    groups = gather_health(access, states, "streams", {}, times, now)
+    note = "; ".join(missing.values()) or None
+    return HealthResult(tuple(groups), now, tuple(missing), note)
