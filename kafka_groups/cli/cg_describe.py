@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.options import (
+    BootstrapOpt,
+    CommandConfigOpt,
+    DebugOpt,
+    OutputOpt,
+    WatchOpt,
+    connection,
+    watch_interval,
+)
 from kafka_groups.commands.describe_groups import DescribeGroupsRequest
 from kafka_groups.core.selectors import check_groups
 from kafka_groups.render import OutputFormat
@@ -39,6 +47,7 @@ def describe_command(
         ),
     ] = False,
     output: OutputOpt = OutputFormat.AUTO,
+    watch: WatchOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Describe consumer groups: lag per partition, members, or state.
@@ -55,4 +64,5 @@ def describe_command(
         state=state,
         verbose=verbose,
         output=output,
+        watch=watch_interval(watch),
     ).execute()

@@ -75,8 +75,8 @@ TOOLS: dict[str, ToolSpec] = {
         subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
         actions=("list", "describe", "reset-offsets", "delete-offsets", "delete", "validate-regex"),
         per_action={
-            "list": ("state", "type"),
-            "describe": ("group", "all-groups", "members", "offsets", "state", "verbose"),
+            "list": ("state", "type", "watch"),
+            "describe": ("group", "all-groups", "members", "offsets", "state", "verbose", "watch"),
             "reset-offsets": (*RESET_SCOPE, "topic", "all-topics", *SCENARIOS),
             "delete-offsets": ("group", "topic", "backup-dir"),
             "delete": ("group", "all-groups", "backup-dir"),
@@ -84,6 +84,7 @@ TOOLS: dict[str, ToolSpec] = {
         },
         valued=_CG_VALUED,
         exclusive=(*_GROUP_EXCLUSIVE, ("topic", "all-topics")),
+        optional_value=frozenset({"state", "type", "watch"}),
     ),
     "kafka-streams-groups": ToolSpec(
         subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
@@ -195,6 +196,7 @@ DESCRIPTIONS = {
     "state": "the group state",
     "verbose": "more detail",
     "type": "the group type",
+    "watch": "refresh every N seconds: live view, JSON Lines when piped (ours)",
 }
 
 _NOW_HINT_FORMAT = "%Y-%m-%dT%H:%M:%S.000"
@@ -254,7 +256,9 @@ def read_line(spec: ToolSpec, words: Sequence[str], incomplete: str) -> tuple[Li
             pending = name
         elif name in spec.optional_value:
             pending = name  # taken only when the next word is no option
-    if pending in spec.optional_value and (incomplete.startswith("-") or "describe" in line.given):
+    if pending in spec.optional_value and (
+        incomplete.startswith("-") or ("describe" in line.given and pending != "watch")
+    ):
         pending = None  # --describe --state takes no value
     return line, pending
 
@@ -313,6 +317,8 @@ def complete_value(prog: str, option: str, incomplete: str, line: Line, names: N
         return Answer([(s, "") for s in states])
     if option == "type":
         return Answer([("consumer", ""), ("classic", "")])
+    if option == "watch":
+        return Answer([("2", "seconds between refreshes (the default)"), ("5", "seconds"), ("10", "seconds")])
     if names is None:
         return Answer([])
     if option == "group":

@@ -173,6 +173,13 @@ CONSUMER_GROUPS = ToolHelp(
             "Move only committed offsets outside the log to the nearer log bound (from KIP-842).",
         ),
         ("--debug", "Tracebacks and client logs on errors."),
+        (
+            "--watch [seconds]",
+            "With --describe (offsets) or --list: refresh every few seconds (default 2; fractions "
+            "from 0.5). A live view on a terminal with lag deltas, consume and produce rates and a "
+            "time to catch up; one JSON document per refresh when piped (JSON Lines). Ctrl-C stops "
+            "it (exit 0).",
+        ),
         ("--show-completion <shell>", "Print the completion script for bash, zsh or fish."),
         ("--install-completion <shell>", "Install it for your user."),
     ),

@@ -36,6 +36,7 @@ class DescribeGroupsRequest:
     state: bool = False
     verbose: bool = False
     output: OutputFormat = OutputFormat.AUTO
+    watch: float | None = None  # --watch: seconds between refreshes (commands/watch.py)
 
     def view(self) -> View:
         views = [
@@ -59,6 +60,10 @@ class DescribeGroupsRequest:
             raise UsageError("Option [describe] takes one of these options: [all-groups], [group]")
         if self.groups and self.all_groups:
             raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
+        if self.watch is not None:
+            from kafka_groups.commands.watch import watch_describe
+
+            return watch_describe(self, view, self.watch)
         with (
             cluster_session(self.connection) as access,
             working("Describing consumer groups…", enabled=self.all_groups),
