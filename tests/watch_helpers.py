@@ -22,14 +22,17 @@ WAIT_S = 60.0
 
 
 class Watch:
-    """``kafka-consumer-groups ARGS`` with stdout on a pipe; every line it writes is kept."""
+    """``kafka-consumer-groups ARGS`` (or another of our tools) with stdout on a pipe; every
+    line it writes is kept."""
 
-    def __init__(self, args: Sequence[str], env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, args: Sequence[str], env: dict[str, str] | None = None, tool: str = "kafka-consumer-groups"
+    ) -> None:
         full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
         for name in DROPPED_ENV:
             full_env.pop(name, None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", OUR_TOOLS["kafka-consumer-groups"], *args],
+            [sys.executable, "-m", OUR_TOOLS[tool], *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -90,8 +90,8 @@ TOOLS: dict[str, ToolSpec] = {
         subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
         actions=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
         per_action={
-            "list": ("state",),
-            "describe": ("group", "all-groups", "members", "offsets", "state", "verbose"),
+            "list": ("state", "watch"),
+            "describe": ("group", "all-groups", "members", "offsets", "state", "verbose", "watch"),
             "reset-offsets": (*RESET_SCOPE, "input-topic", "all-input-topics", *SCENARIOS),
             "delete-offsets": ("group", "input-topic", "all-input-topics", "backup-dir"),
             "delete": (
@@ -109,6 +109,7 @@ TOOLS: dict[str, ToolSpec] = {
             ("delete-internal-topic", "delete-all-internal-topics"),
         ),
         repeatable=frozenset({"group", "input-topic", "delete-internal-topic"}),
+        optional_value=frozenset({"state", "watch"}),
     ),
     "kafka-topics": ToolSpec(
         subcommands=("list", "describe", "create", "alter", "delete"),

@@ -9,7 +9,15 @@ import typer
 
 from kafka_groups.cli.cg_delete import BackupDirOpt
 from kafka_groups.cli.cg_reset import scenarios_given
-from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.options import (
+    BootstrapOpt,
+    CommandConfigOpt,
+    DebugOpt,
+    OutputOpt,
+    WatchOpt,
+    connection,
+    watch_interval,
+)
 from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
 from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
 from kafka_groups.commands.describe_streams import DescribeStreamsRequest
@@ -58,6 +66,7 @@ def describe_command(
         ),
     ] = False,
     output: OutputOpt = OutputFormat.AUTO,
+    watch: WatchOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Describe streams groups: lag of the active tasks, members, or state.
@@ -77,6 +86,7 @@ def describe_command(
         view=views[0] if views else "offsets",
         verbose=verbose,
         output=output,
+        watch=watch_interval(watch),
     ).execute()
 
 

@@ -13,6 +13,7 @@ from kafka_groups.cli.consumer_groups_flags import (
     connection_args,
     output_format,
     scenarios_given,
+    watch_interval,
 )
 from kafka_groups.cli.runner import HELP, VERSION, Request
 from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
@@ -36,6 +37,7 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("offsets", available_if=("describe",)),
     Opt("verbose", available_if=("describe",)),
     Opt("state", Arg.OPTIONAL, available_if=("describe", "list")),
+    Opt("watch", Arg.OPTIONAL, available_if=("describe", "list")),  # ours
     Opt("input-topic", Arg.REQUIRED),
     Opt("all-input-topics"),
     Opt("dry-run"),
@@ -146,7 +148,12 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     if action == "list":
         state = p.one("state")
         return ListGroupsRequest(
-            connection, state=state or None, show_state=p.has("state"), streams=True, output=output_format(p)
+            connection,
+            state=state or None,
+            show_state=p.has("state"),
+            streams=True,
+            output=output_format(p),
+            watch=watch_interval(p),
         )
     if action == "describe":
         views = p.present(("members", "state"))
@@ -157,6 +164,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             view=views[0] if views else "offsets",
             verbose=p.has("verbose"),
             output=output_format(p),
+            watch=watch_interval(p),
         )
     if action == "reset-offsets":
         return ResetOffsetsRequest(

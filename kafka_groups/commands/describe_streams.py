@@ -33,6 +33,7 @@ class DescribeStreamsRequest:
     view: str = "offsets"
     verbose: bool = False
     output: OutputFormat = OutputFormat.AUTO
+    watch: float | None = None  # --watch: seconds between refreshes (commands/watch.py)
 
     def execute(self) -> None:
         if self.view not in VIEWS:
@@ -41,6 +42,10 @@ class DescribeStreamsRequest:
             raise UsageError("Option [describe] takes one of these options: [all-groups], [group]")
         if self.groups and self.all_groups:
             raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
+        if self.watch is not None:
+            from kafka_groups.commands.watch import watch_streams
+
+            return watch_streams(self, self.watch)
         with (
             cluster_session(self.connection) as access,
             working("Describing streams groups…", enabled=self.all_groups),

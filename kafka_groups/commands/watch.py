@@ -47,6 +47,7 @@ from kafka_groups.render import OutputFormat, resolve_format
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
     from kafka_groups.commands.describe_groups import DescribeGroupsRequest
+    from kafka_groups.commands.describe_streams import DescribeStreamsRequest
     from kafka_groups.commands.list_groups import ListGroupsRequest
 
 log = logging.getLogger(__name__)
@@ -246,6 +247,51 @@ def watch_describe(request: DescribeGroupsRequest, view: View, interval: float) 
         )
     sink = _sink_for(request.output, sys.stdout)
     state = _DescribeWatch(request)
+    _loop(request.connection, interval, sink, _Refresher(state.read, state.failed))
+
+
+# --- kafka-streams-groups --describe --watch --------------------------------------------
+
+
+@dataclass
+class _StreamsWatch:
+    request: DescribeStreamsRequest
+    tracker: RateTracker = field(default_factory=RateTracker)
+    last: tuple[WatchedGroup, ...] = ()
+    last_missing: tuple[str, ...] = ()
+    last_ms: int | None = None
+
+    def read(self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float) -> tuple[Frame, object]:
+        from kafka_groups.core.streams import StreamsDescribeResult
+
+        described, missing = self.request._gather(access)
+        # The Apache tool repeats a group named twice; a watch shows it once.
+        unique = list({g.group.group_id: g for g in described}.values())
+        samples = [
+            PartitionSample(g.group.group_id, r.topic, r.partition, r.current_offset, r.log_end_offset, r.lag)
+            for g in unique
+            for r in g.rows
+        ]
+        watched = iter(self.tracker.update(elapsed, samples))
+        groups = tuple(
+            WatchedGroup(g.group.group_id, g.group.state, tuple(next(watched) for _ in g.rows))
+            for g in unique
+        )
+        self.last, self.last_missing, self.last_ms = groups, tuple(missing), now_ms
+        frame = DescribeFrame(now_ms, elapsed, interval, groups, tuple(missing), None, now_ms)
+        return frame, StreamsDescribeResult("offsets", False, tuple(described), tuple(missing))
+
+    def failed(self, elapsed: float, now_ms: int, interval: float, message: str) -> Frame:
+        return DescribeFrame(now_ms, elapsed, interval, self.last, self.last_missing, message, self.last_ms)
+
+
+def watch_streams(request: DescribeStreamsRequest, interval: float) -> None:
+    if request.view != "offsets" or request.verbose:
+        raise UsageError(
+            "--watch follows the offsets view: it cannot be used with --members, --state or --verbose"
+        )
+    sink = _sink_for(request.output, sys.stdout)
+    state = _StreamsWatch(request)
     _loop(request.connection, interval, sink, _Refresher(state.read, state.failed))
 
 

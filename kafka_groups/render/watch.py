@@ -236,9 +236,13 @@ class LiveScreen:
     def __enter__(self) -> LiveScreen:
         from rich.console import Console
         from rich.live import Live
+        from rich.text import Text
 
         console = Console(file=self._stream, highlight=False)
-        self._live = Live(console=console, auto_refresh=False, redirect_stdout=False, redirect_stderr=False)
+        waiting = Text("Reading the groups… (Ctrl-C to stop)", style="dim")
+        self._live = Live(
+            waiting, console=console, auto_refresh=False, redirect_stdout=False, redirect_stderr=False
+        )
         self._live.start()
         return self
 
