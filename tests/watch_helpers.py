@@ -51,6 +51,12 @@ class Watch:
             self._lines.put(line)
         self._lines.put(None)
 
+    def next_line(self, timeout: float = WAIT_S) -> str:
+        line = self._lines.get(timeout=timeout)
+        assert line is not None, f"the watch ended: {self.proc.wait()} {self._stderr()}"
+        self.raw.append(line)
+        return line
+
     def next_doc(self, timeout: float = WAIT_S) -> Doc:
         line = self._lines.get(timeout=timeout)
         assert line is not None, f"the watch ended: {self.proc.wait()} {self._stderr()}"

@@ -121,10 +121,34 @@ def test_list_watch_shows_groups_appear_and_go_and_sigterm_ends_it(broker, watch
 )
 def test_bad_intervals_are_usage_errors_before_anything_is_contacted(ours, interval):
     # Port 1: nothing listens there, so any attempt to connect would fail differently.
-    for action in (["--describe", "--group", "g"], ["--list"]):
-        result = ours("kafka-consumer-groups", "--bootstrap-server", "127.0.0.1:1", *action, *interval)
-        assert result.returncode == 2 and result.stdout == ""
+    bootstrap = ("--bootstrap-server", "127.0.0.1:1")
+    lines = [
+        ("kafka-consumer-groups", *bootstrap, "--describe", "--group", "g"),
+        ("kafka-consumer-groups", *bootstrap, "--list"),
+        ("kafka-consumer-groups", "describe", *bootstrap, "--group", "g"),  # through Typer
+        ("kafka-streams-groups", *bootstrap, "--describe", "--group", "g"),
+        ("kafka-streams-groups", "list", *bootstrap),
+    ]
+    for tool, *args in lines:
+        result = ours(tool, *args, *interval)
+        assert result.returncode == 2 and result.stdout == "", (args, result)
         assert result.stderr.startswith("Error: Invalid --watch interval") and result.stderr.count("\n") == 1
+
+
+def test_text_blocks_are_the_apache_describe_under_a_separator(broker, apache, watches):
+    topic, group = create_topic(broker.bootstrap, unique("watch-text"), partitions=2), unique("watch-text")
+    produce_n(broker.bootstrap, topic, {0: 4, 1: 6})
+    commit_offsets(broker.bootstrap, group, {(topic, 0): 1, (topic, 1): 6})
+    args = ["--bootstrap-server", broker.bootstrap, "--describe", "--group", group]
+    watch = Watch([*args, "--watch", "0.5", "--output", "text"])
+    watches.append(watch)
+    separator = re.compile(r"Every 0.5s: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\n")
+    assert separator.fullmatch(watch.next_line())
+    block = []
+    while not separator.fullmatch(line := watch.next_line()):
+        block.append(line)
+    assert watch.stop()[0] == 0
+    assert "".join(block) == apache("kafka-consumer-groups", *args).stdout
 
 
 class Screen:

@@ -253,3 +253,22 @@ def test_watch_is_only_for_describe_and_list():
 )
 def test_subcommand_form_gets_the_default_interval_written_in(argv, expected):
     assert with_watch_default(argv) == expected
+
+
+def _offers(prog, line):
+    from kafka_groups.cli import complete
+    from kafka_groups.cli.complete import split_line
+
+    words, incomplete = split_line(line)
+    return [v for v, _ in complete.complete(prog, words, incomplete).candidates if v.startswith(incomplete)]
+
+
+@pytest.mark.parametrize("prog", ["kafka-consumer-groups", "kafka-streams-groups"])
+def test_completion_offers_intervals_after_watch_and_options_after_a_dash(prog):
+    assert "2" in _offers(prog, f"{prog} --describe --group g --watch ")
+    assert "2" in _offers(prog, f"{prog} --list --watch ")
+    assert "--bootstrap-server" in _offers(prog, f"{prog} --describe --watch -")
+    assert "--watch" in _offers(prog, f"{prog} --describe --group g --")
+    assert "--watch" not in _offers(prog, f"{prog} --reset-offsets --group g --")
+    # --describe --state still takes no value
+    assert "Stable" not in _offers(prog, f"{prog} --describe --group g --state ")
