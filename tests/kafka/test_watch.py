@@ -194,16 +194,17 @@ def test_a_terminal_gets_a_live_table_redrawn_in_place_and_ctrl_c_ends_it(broker
     produce_n(broker.bootstrap, topic, {0: 40})
     commit_offsets(broker.bootstrap, group, {(topic, 0): 17})
     argv = [sys.executable, "-m", OUR_TOOLS["kafka-consumer-groups"], "--bootstrap-server", broker.bootstrap]
-    screen = Screen([*argv, "--describe", "--group", group, "--watch", "0.5"])
+    # Long enough between refreshes for the screen that first shows a change to be read with it.
+    screen = Screen([*argv, "--describe", "--group", group, "--watch", "1.5"])
     try:
         row = rf"{re.escape(group)}\s+{re.escape(topic)}\s+0\s+{{current}}\s+40\s+{{lag}}\s"
         first = screen.wait_for(row.format(current=17, lag=23), "the first table")
-        assert "Every 0.5s" in first and "LAG-DELTA" in first and "CATCH-UP" in first
+        assert "Every 1.5s" in first and "LAG-DELTA" in first and "CATCH-UP" in first
         assert not screen.cursor_visible()  # the live view hides it while it draws
         commit_offsets(broker.bootstrap, group, {(topic, 0): 31})
         later = screen.wait_for(row.format(current=31, lag=9), "the new offset")
         # Redrawn in place: one header and one row for the partition, not a second table below.
-        assert later.count("Every 0.5s") == 1 and len(re.findall(re.escape(topic), later)) == 1
+        assert later.count("Every 1.5s") == 1 and len(re.findall(re.escape(topic), later)) == 1
         assert re.search(r"\s-14\s", later)  # the lag delta of that refresh
         screen._tmux("send-keys", "C-c")
         end = screen.wait_for(r"^EXIT=\d+", "the watch to end")
