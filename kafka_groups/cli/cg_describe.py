@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.options import (
+    BootstrapOpt,
+    CommandConfigOpt,
+    DebugOpt,
+    OutputOpt,
+    WatchOpt,
+    connection,
+    watch_interval,
+)
 from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt
 from kafka_groups.commands.describe_groups import DescribeGroupsRequest
 from kafka_groups.core.selectors import check_groups
@@ -61,6 +69,7 @@ def describe_command(
         ),
     ] = False,
     output: OutputOpt = OutputFormat.AUTO,
+    watch: WatchOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Describe consumer groups: lag per partition, members, or state.
@@ -81,4 +90,5 @@ def describe_command(
         exclude_groups=tuple(exclude_group or ()),
         health=health,
         lag_time=lag_time,
+        watch=watch_interval(watch),
     ).execute()

@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.options import (
+    BootstrapOpt,
+    CommandConfigOpt,
+    DebugOpt,
+    OutputOpt,
+    WatchOpt,
+    connection,
+    watch_interval,
+)
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.render import OutputFormat
 
@@ -34,6 +42,7 @@ def list_command(
     ] = None,
     show_type: Annotated[bool, typer.Option("--show-type", help="Add the TYPE column.")] = False,
     output: OutputOpt = OutputFormat.AUTO,
+    watch: WatchOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """List consumer groups (classic and consumer protocol).
@@ -47,4 +56,5 @@ def list_command(
         group_type=group_type,
         show_type=show_type,
         output=output,
+        watch=watch_interval(watch),
     ).execute()

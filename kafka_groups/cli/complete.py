@@ -79,7 +79,7 @@ TOOLS: dict[str, ToolSpec] = {
         subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
         actions=("list", "describe", "reset-offsets", "delete-offsets", "delete", "validate-regex"),
         per_action={
-            "list": ("state", "type"),
+            "list": ("state", "type", "watch"),
             "describe": (
                 "group",
                 "all-groups",
@@ -90,6 +90,7 @@ TOOLS: dict[str, ToolSpec] = {
                 "verbose",
                 "health",
                 "lag-time",
+                "watch",
             ),
             "reset-offsets": (*RESET_SCOPE, "topic", "all-topics", *SCENARIOS),
             "delete-offsets": ("group", "topic", "backup-dir"),
@@ -98,13 +99,24 @@ TOOLS: dict[str, ToolSpec] = {
         },
         valued=_CG_VALUED,
         exclusive=(*_GROUP_EXCLUSIVE, ("topic", "all-topics")),
+        optional_value=frozenset({"state", "type", "watch"}),
     ),
     "kafka-streams-groups": ToolSpec(
         subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
         actions=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
         per_action={
-            "list": ("state",),
-            "describe": ("group", "all-groups", *SELECT, "members", "offsets", "state", "verbose", "health"),
+            "list": ("state", "watch"),
+            "describe": (
+                "group",
+                "all-groups",
+                *SELECT,
+                "members",
+                "offsets",
+                "state",
+                "verbose",
+                "health",
+                "watch",
+            ),
             "reset-offsets": (*RESET_SCOPE, "input-topic", "all-input-topics", *SCENARIOS),
             "delete-offsets": ("group", "input-topic", "all-input-topics", "backup-dir"),
             "delete": (
@@ -123,6 +135,7 @@ TOOLS: dict[str, ToolSpec] = {
             ("delete-internal-topic", "delete-all-internal-topics"),
         ),
         repeatable=frozenset({"group", "input-topic", "delete-internal-topic", *SELECT}),
+        optional_value=frozenset({"state", "watch"}),
     ),
     "kafka-topics": ToolSpec(
         subcommands=("list", "describe", "create", "alter", "delete"),
@@ -216,6 +229,7 @@ DESCRIPTIONS = {
     "health": "the loss radar: lost and at-risk records (ours)",
     "lag-time": "the lag in time of each partition (ours)",
     "type": "the group type",
+    "watch": "refresh every N seconds: live view, JSON Lines when piped (ours)",
 }
 
 _NOW_HINT_FORMAT = "%Y-%m-%dT%H:%M:%S.000"
@@ -275,7 +289,9 @@ def read_line(spec: ToolSpec, words: Sequence[str], incomplete: str) -> tuple[Li
             pending = name
         elif name in spec.optional_value:
             pending = name  # taken only when the next word is no option
-    if pending in spec.optional_value and (incomplete.startswith("-") or "describe" in line.given):
+    if pending in spec.optional_value and (
+        incomplete.startswith("-") or ("describe" in line.given and pending != "watch")
+    ):
         pending = None  # --describe --state takes no value
     return line, pending
 
@@ -334,6 +350,8 @@ def complete_value(prog: str, option: str, incomplete: str, line: Line, names: N
         return Answer([(s, "") for s in states])
     if option == "type":
         return Answer([("consumer", ""), ("classic", "")])
+    if option == "watch":
+        return Answer([("2", "seconds between refreshes (the default)"), ("5", "seconds"), ("10", "seconds")])
     if names is None:
         return Answer([])
     if option in ("group", "to-group"):  # --to-group: the source, any group on the cluster

@@ -97,6 +97,7 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("output", Arg.REQUIRED),
     Opt("o", Arg.REQUIRED),  # short for --output
     Opt("debug"),
+    Opt("watch", Arg.OPTIONAL, available_if=("describe", "list")),  # ours
 )
 
 DEFAULT_TIMEOUT_MS = 5000
@@ -194,6 +195,15 @@ def output_format(p: Parsed) -> OutputFormat:
         raise UsageError(f"Invalid value for --output: '{raw}' (choose from {choices})") from None
 
 
+def watch_interval(p: Parsed) -> float | None:
+    """``--watch [SECONDS]``: None without it; the default interval when given no value."""
+    if not p.has("watch"):
+        return None
+    from kafka_groups.core.watch import parse_interval
+
+    return parse_interval(p.one("watch"))
+
+
 def scenarios_given(p: Parsed) -> tuple[tuple[Scenario, str | None], ...]:
     """The reset scenarios given, with their values, in the order the Apache tool checks them."""
     return tuple(
@@ -225,6 +235,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             group_type=group_type or None,
             show_type=p.has("type"),
             output=output_format(p),
+            watch=watch_interval(p),
         )
     if action == "describe":
         return DescribeGroupsRequest(
@@ -240,6 +251,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             exclude_groups=tuple(p.all("exclude-group")),
             health=p.has("health"),
             lag_time=p.has("lag-time"),
+            watch=watch_interval(p),
         )
     if action == "reset-offsets":
         return ResetOffsetsRequest(

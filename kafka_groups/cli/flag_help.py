@@ -80,6 +80,14 @@ _RESET_NOTE = (
     "specification and one scope (none with --from-file)."
 )
 
+_WATCH = (
+    "--watch [seconds]",
+    "With --describe (offsets) or --list: refresh every few seconds (default 2; fractions "
+    "from 0.5). A live view on a terminal with lag deltas, consume and produce rates and a "
+    "time to catch up; one JSON document per refresh when piped (JSON Lines). Ctrl-C stops "
+    "it (exit 0).",
+)
+
 CONSUMER_GROUPS = ToolHelp(
     about="List all consumer groups, describe a consumer group, delete consumer group info, "
     "or reset consumer group offsets.",
@@ -196,6 +204,7 @@ CONSUMER_GROUPS = ToolHelp(
         ),
         ("--show-completion <shell>", "Print the completion script for bash, zsh or fish."),
         ("--install-completion <shell>", "Install it for your user."),
+        _WATCH,
     ),
     subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
 )
@@ -370,7 +379,7 @@ TOPICS = ToolHelp(
         ),
         CONSUMER_GROUPS.ours[0],
         CONSUMER_GROUPS.ours[4],
-        *CONSUMER_GROUPS.ours[5:],
+        *(entry for entry in CONSUMER_GROUPS.ours[5:] if entry is not _WATCH),
     ),
     subcommands=("list", "describe", "create", "alter", "delete"),
 )

@@ -77,3 +77,24 @@ def new_app(name: str, help_text: str) -> typer.Typer:
         pass
 
     return app
+
+
+WatchOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--watch",
+        metavar="[SECONDS]",
+        help="Refresh every SECONDS (default 2; fractions allowed, from 0.5): a live view on a terminal, "
+        "one JSON document per refresh (JSON Lines) when piped. Ctrl-C stops it (exit 0).",
+        show_default=False,
+    ),
+]
+
+
+def watch_interval(raw: str | None) -> float | None:
+    """The seconds between refreshes, or None without --watch."""
+    if raw is None:
+        return None
+    from kafka_groups.core.watch import parse_interval
+
+    return parse_interval(raw)

@@ -9,7 +9,15 @@ import typer
 
 from kafka_groups.cli.cg_delete import BackupDirOpt
 from kafka_groups.cli.cg_reset import scenarios_given
-from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.options import (
+    BootstrapOpt,
+    CommandConfigOpt,
+    DebugOpt,
+    OutputOpt,
+    WatchOpt,
+    connection,
+    watch_interval,
+)
 from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt, SkipActiveOpt, ToGroupOpt
 from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
 from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
@@ -72,6 +80,7 @@ def describe_command(
         ),
     ] = False,
     output: OutputOpt = OutputFormat.AUTO,
+    watch: WatchOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Describe streams groups: lag of the active tasks, members, or state.
@@ -94,6 +103,7 @@ def describe_command(
         group_patterns=tuple(group_pattern or ()),
         exclude_groups=tuple(exclude_group or ()),
         health=health,
+        watch=watch_interval(watch),
     ).execute()
 
 

@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.options import (
+    BootstrapOpt,
+    CommandConfigOpt,
+    DebugOpt,
+    OutputOpt,
+    WatchOpt,
+    connection,
+    watch_interval,
+)
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.render import OutputFormat
 
@@ -29,6 +37,7 @@ def list_command(
     ] = None,
     show_state: Annotated[bool, typer.Option("--show-state", help="Add the STATE column.")] = False,
     output: OutputOpt = OutputFormat.AUTO,
+    watch: WatchOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """List streams groups (KIP-1071).
@@ -41,4 +50,5 @@ def list_command(
         show_state=show_state,
         streams=True,
         output=output,
+        watch=watch_interval(watch),
     ).execute()

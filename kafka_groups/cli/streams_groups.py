@@ -25,8 +25,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(run(PROG, args))
     from kafka_groups.cli.runner import run_tool
     from kafka_groups.cli.streams_groups_flags import translate
+    from kafka_groups.cli.watch_arg import with_watch_default
 
-    sys.exit(run_tool(PROG, args, SUBCOMMANDS, translate, load_app))
+    sys.exit(run_tool(PROG, with_watch_default(args), SUBCOMMANDS, translate, load_app))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from kafka_groups.cli.consumer_groups_flags import (
     no_selector,
     output_format,
     scenarios_given,
+    watch_interval,
 )
 from kafka_groups.cli.runner import HELP, VERSION, Request
 from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
@@ -40,6 +41,7 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("verbose", available_if=("describe",)),
     Opt("health", available_if=("describe",)),  # ours: the loss radar
     Opt("state", Arg.OPTIONAL, available_if=("describe", "list")),
+    Opt("watch", Arg.OPTIONAL, available_if=("describe", "list")),  # ours
     Opt("input-topic", Arg.REQUIRED),
     Opt("all-input-topics"),
     Opt("dry-run"),
@@ -153,7 +155,12 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     if action == "list":
         state = p.one("state")
         return ListGroupsRequest(
-            connection, state=state or None, show_state=p.has("state"), streams=True, output=output_format(p)
+            connection,
+            state=state or None,
+            show_state=p.has("state"),
+            streams=True,
+            output=output_format(p),
+            watch=watch_interval(p),
         )
     if action == "describe":
         views = p.present(("members", "state"))
@@ -167,6 +174,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             group_patterns=tuple(p.all("group-pattern")),
             exclude_groups=tuple(p.all("exclude-group")),
             health=p.has("health"),
+            watch=watch_interval(p),
         )
     if action == "reset-offsets":
         return ResetOffsetsRequest(

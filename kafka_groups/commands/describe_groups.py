@@ -50,6 +50,8 @@ class DescribeGroupsRequest:
     def selection(self) -> GroupSelection:
         return GroupSelection(self.groups, self.all_groups, self.group_patterns, self.exclude_groups)
 
+    watch: float | None = None  # --watch: seconds between refreshes (commands/watch.py)
+
     def view(self) -> View:
         views = [
             v
@@ -72,6 +74,10 @@ class DescribeGroupsRequest:
     def execute(self) -> None:
         view = self.view()
         self.selection.check("describe")
+        if self.watch is not None:
+            from kafka_groups.commands.watch import watch_describe
+
+            return watch_describe(self, view, self.watch)
         with (
             cluster_session(self.connection) as access,
             working("Describing consumer groups…", enabled=self.selection.lists),

@@ -44,12 +44,18 @@ class DescribeStreamsRequest:
     def selection(self) -> GroupSelection:
         return GroupSelection(self.groups, self.all_groups, self.group_patterns, self.exclude_groups)
 
+    watch: float | None = None  # --watch: seconds between refreshes (commands/watch.py)
+
     def execute(self) -> None:
         if self.view not in VIEWS:
             raise UsageError(f"Unknown view '{self.view}': choose from {', '.join(VIEWS)}")
         self.selection.check("describe")
         if self.health and self.view != "offsets":
             raise UsageError(f'Option "[health]" can\'t be used with option "[{self.view}]"')
+        if self.watch is not None:
+            from kafka_groups.commands.watch import watch_streams
+
+            return watch_streams(self, self.watch)
         with (
             cluster_session(self.connection) as access,
             working("Describing streams groups…", enabled=self.selection.lists),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.groups import (
     CONSUMER_GROUP_TYPES,
+    GroupListing,
     GroupListResult,
     parse_state_filter,
     parse_streams_state_filter,
@@ -16,6 +18,9 @@ from kafka_groups.core.groups import (
 )
 from kafka_groups.render import OutputFormat, emit
 from kafka_groups.settings import ConnectionArgs
+
+if TYPE_CHECKING:
+    from kafka_groups.access.cluster import KafkaAccess
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,7 @@ class ListGroupsRequest:
     show_type: bool = False
     streams: bool = False  # kafka-streams-groups
     output: OutputFormat = OutputFormat.AUTO
+    watch: float | None = None  # --watch: seconds between refreshes (commands/watch.py)
 
     def execute(self) -> None:
         if self.streams:
@@ -35,13 +41,12 @@ class ListGroupsRequest:
         else:
             states = parse_state_filter(self.state)
             types = parse_type_filter(self.group_type)
+        if self.watch is not None:
+            from kafka_groups.commands.watch import watch_list
+
+            return watch_list(self, states, types, self.watch)
         with cluster_session(self.connection) as access:
-            listings = access.list_groups(types or frozenset(CONSUMER_GROUP_TYPES))
-        chosen = (
-            select_streams_groups(listings, states)
-            if self.streams
-            else select_consumer_groups(listings, states, types)
-        )
+            chosen = self._chosen(access, states, types)
         emit(
             GroupListResult(
                 groups=chosen,
@@ -51,3 +56,11 @@ class ListGroupsRequest:
             ),
             self.output,
         )
+
+    def _chosen(
+        self, access: KafkaAccess, states: frozenset[str], types: frozenset[str]
+    ) -> tuple[GroupListing, ...]:
+        listings = access.list_groups(types or frozenset(CONSUMER_GROUP_TYPES))
+        if self.streams:
+            return tuple(select_streams_groups(listings, states))
+        return tuple(select_consumer_groups(listings, states, types))

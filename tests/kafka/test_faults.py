@@ -586,3 +586,33 @@ def test_streams_reset_with_internal_topics(cluster, tmp_path, point, fault):
     restored = _undone(tmp_path, undo)
     assert restored.returncode == 0, restored.stderr
     assert inputs() == old
+
+
+def test_a_watch_rides_out_a_paused_broker(cluster):
+    """A refresh that fails while the broker is paused is a document with its error; the watch
+    goes on, and its documents carry data again once the broker resumes."""
+    from tests.watch_helpers import Watch, partitions_of
+
+    topic, group = create_topic(cluster.bootstrap, unique("watch"), partitions=1), unique("watch")
+    produce_n(cluster.bootstrap, topic, {0: 5})
+    commit_offsets(cluster.bootstrap, group, {(topic, 0): 2})
+    gc.collect()  # as above: no helper client is freed while the broker is paused
+    args = ["--bootstrap-server", cluster.bootstrap, "--timeout", "1000", "--describe", "--group", group]
+    watch = Watch([*args, "--watch", "0.5"])
+    paused = False
+    try:
+        assert partitions_of(watch.next_doc(), group)[(topic, 0)]["lag"] == 3
+        os.kill(_pid(cluster), signal.SIGSTOP)
+        paused = True
+        failed = watch.until(lambda d: d["error"] is not None, "a failed refresh")
+        assert failed["groups"] is None and watch.proc.poll() is None
+        os.kill(_pid(cluster), signal.SIGCONT)
+        paused = False
+        back = watch.until(lambda d: d["error"] is None, "a good refresh after the pause")
+        assert partitions_of(back, group)[(topic, 0)]["lag"] == 3
+        code, stderr = watch.stop()
+    finally:
+        if paused:
+            os.kill(_pid(cluster), signal.SIGCONT)
+        watch.close()
+    assert code == 0 and "Traceback" not in stderr, stderr

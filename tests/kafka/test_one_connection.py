@@ -18,6 +18,7 @@ import pytest
 
 from infra import kafka as local_kafka
 from tests.kafka_helpers import Record, commit_offsets, create_topic, produce, unique
+from tests.watch_helpers import Watch
 
 pytestmark = pytest.mark.kafka
 
@@ -156,3 +157,23 @@ def test_the_count_tells_a_second_client(logins, secure_cluster, ours):
     states Assigning and Reconciling UNKNOWN)."""
     count = _authentications(logins, secure_cluster, ours, "kafka-consumer-groups", "--list")
     assert count > 1 + secure_cluster.nodes, f"--list: {count} authentications"
+
+
+def test_a_watch_logs_in_as_one_describe_does_for_all_its_refreshes(logins, data, secure_cluster, ours):
+    """Watch mode opens its session once: five refreshes cost the logins of one --describe."""
+    _topic, group = data
+    describe = ("kafka-consumer-groups", "--describe", "--group", group)
+    single = _authentications(logins, secure_cluster, ours, *describe)
+    config = str(secure_cluster.client_config(LISTENER, "admin"))
+    args = ["--bootstrap-server", secure_cluster.bootstrap_for(LISTENER), "--command-config", config]
+    before = logins.count()
+    watch = Watch([*args, *describe[1:], "--watch", "0.5"])
+    try:
+        docs = [watch.next_doc() for _ in range(5)]
+        code, stderr = watch.stop()
+    finally:
+        watch.close()
+    after = logins.count()
+    assert code == 0, stderr
+    assert all(d["error"] is None and d["groups"] for d in docs), docs
+    assert after - before == single, f"a watch of 5 refreshes: {after - before}; one describe: {single}"

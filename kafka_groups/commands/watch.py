@@ -1,0 +1,366 @@
+"""Watch mode: ``--describe --watch [SECONDS]`` and ``--list --watch [SECONDS]``.
+
+One session for the whole watch: the access (and so its clients and their logins) is opened
+once and every refresh reuses it. Each refresh runs the same gather step as the one-shot
+command, so whatever selects the groups there selects them here. A refresh that fails (a
+paused broker, a timeout) is shown as such with the last good data, and the watch goes on; only
+Ctrl-C (SIGINT) or SIGTERM ends it, with exit status 0, after the line or view being written is
+complete. A second signal while a refresh hangs ends it at once, still cleanly.
+
+Where the output goes:
+- a terminal: the live Rich view (``table``, the default there);
+- a pipe: one JSON document per refresh (JSON Lines, the default there, and ``--output json``
+  anywhere), flushed after each line;
+- ``--output text``: the Apache text block per refresh under a separator line, like watch(1);
+- ``--output csv`` is refused.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from types import FrameType
+from typing import TYPE_CHECKING, Any, TextIO
+
+from kafka_groups.client_config import scrub
+from kafka_groups.commands.session import cluster_session
+from kafka_groups.core.describe import DescribeResult, View
+from kafka_groups.core.groups import GroupListing, GroupListResult
+from kafka_groups.core.health import HealthResult
+from kafka_groups.core.lagtime import lag_time_ms
+from kafka_groups.core.watch import (
+    DescribeFrame,
+    ListFrame,
+    PartitionSample,
+    RateTracker,
+    WatchedGroup,
+    list_changes,
+)
+from kafka_groups.errors import CliError, UsageError
+from kafka_groups.render import OutputFormat, resolve_format
+
+if TYPE_CHECKING:
+    from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.commands.describe_groups import DescribeGroupsRequest
+    from kafka_groups.commands.describe_streams import DescribeStreamsRequest
+    from kafka_groups.commands.list_groups import ListGroupsRequest
+
+log = logging.getLogger(__name__)
+Frame = DescribeFrame | ListFrame
+
+
+class _Sink:
+    """Where the refreshes go; a context for the live view's setup and teardown."""
+
+    def __enter__(self) -> _Sink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def show(self, frame: Frame, result: object | None) -> None:
+        raise NotImplementedError
+
+
+class _JsonLines(_Sink):
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def show(self, frame: Frame, result: object | None) -> None:
+        from kafka_groups.render.watch import describe_json, json_line, list_json
+
+        doc = describe_json(frame) if isinstance(frame, DescribeFrame) else list_json(frame)
+        self.stream.write(json_line(doc))  # one write: a line is whole or absent
+        self.stream.flush()
+
+
+class _TextBlocks(_Sink):
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def show(self, frame: Frame, result: object | None) -> None:
+        from kafka_groups.render import registry
+        from kafka_groups.render.watch import separator
+
+        block = separator(frame)
+        if result is not None:
+            block += registry.renderer_for(result).text(result)
+        self.stream.write(block)
+        self.stream.flush()
+
+
+class _Live(_Sink):
+    def __init__(self, stream: TextIO) -> None:
+        from kafka_groups.render.watch import LiveScreen
+
+        self.screen = LiveScreen(stream)
+
+    def __enter__(self) -> _Live:
+        self.screen.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.screen.__exit__(None, None, None)
+
+    def show(self, frame: Frame, result: object | None) -> None:
+        self.screen.show(frame)
+
+
+def _sink_for(requested: OutputFormat, stream: TextIO) -> _Sink:
+    """Raises the usage error before anything is contacted."""
+    if requested is OutputFormat.AUTO and not os.environ.get("KAFKA_TOOLS_OUTPUT") and not stream.isatty():
+        return _JsonLines(stream)
+    fmt = resolve_format(requested, stream)
+    if fmt is OutputFormat.CSV:
+        raise UsageError("--watch writes table, json (JSON Lines) or text, not csv")
+    if fmt is OutputFormat.JSON:
+        return _JsonLines(stream)
+    if fmt is OutputFormat.TEXT:
+        return _TextBlocks(stream)
+    return _Live(stream)
+
+
+class _Stop:
+    """SIGINT and SIGTERM: the first asks the loop to stop after what it is doing; a second one
+    (a refresh hanging on a paused broker) interrupts it."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if self.event.is_set():
+            raise KeyboardInterrupt
+        self.event.set()
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[_Stop]:
+    stop = _Stop()
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@dataclass
+class _Refresher:
+    """Reads one refresh with the gather step of the one-shot command and keeps what the next
+    refresh needs (the rate window, the last good data)."""
+
+    read: Callable[[KafkaAccess, float, int, float], tuple[Frame, object]]
+    failed: Callable[[float, int, float, str], Frame]
+
+
+def _loop(connection: Any, interval: float, sink: _Sink, refresher: _Refresher) -> None:
+    started = time.monotonic()
+    with _stop_on_signals() as stop:
+        try:
+            with cluster_session(connection) as access, sink:
+                secrets = access.settings.secrets
+                due = started
+                while not stop.event.is_set():
+                    # The rates' clock, rounded as the JSON shows it, so that a reader of the stream
+                    # recomputes every rate from the documents.
+                    elapsed, wall_ms = round(time.monotonic() - started, 3), _wall_ms()
+                    try:
+                        frame, result = refresher.read(access, elapsed, wall_ms, interval)
+                    except (KeyboardInterrupt, SystemExit):
+                        raise
+                    except Exception as exc:  # a failed refresh never ends the watch
+                        log.debug("refresh failed", exc_info=True)
+                        message = exc.message if isinstance(exc, CliError) else f"{type(exc).__name__}: {exc}"
+                        frame = refresher.failed(elapsed, wall_ms, interval, scrub(message, secrets))
+                        result = None
+                    try:
+                        sink.show(frame, result)
+                    except BrokenPipeError:  # the reader went away (| head): done
+                        _silence_stdout()
+                        return
+                    due = max(due + interval, time.monotonic())
+                    while not stop.event.is_set():
+                        left = due - time.monotonic()
+                        if left <= 0:
+                            break
+                        stop.event.wait(min(left, 0.2))
+        except KeyboardInterrupt:
+            pass  # a second Ctrl-C: the session and the view were closed on the way out
+
+
+def _silence_stdout() -> None:
+    """Nothing more can reach the closed pipe; the interpreter's own flush at exit must not
+    complain about it."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
+
+
+# --- --describe --watch -------------------------------------------------------------------
+
+
+@dataclass
+class _DescribeWatch:
+    request: DescribeGroupsRequest
+    tracker: RateTracker = field(default_factory=RateTracker)
+    last: tuple[WatchedGroup, ...] = ()
+    last_missing: tuple[str, ...] = ()
+    last_ms: int | None = None
+
+    def read(self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float) -> tuple[Frame, object]:
+        # The one-shot command's own gather step (patterns and selections apply alike).
+        gathered = self.request._gather(access, View.OFFSETS)
+        if isinstance(gathered, HealthResult):  # watch_describe refuses --health
+            raise UsageError("--watch cannot be used with --health")
+        described, missing, lag_times = gathered
+        samples = [
+            PartitionSample(r.group, r.topic, r.partition, r.current_offset, r.log_end_offset, r.lag)
+            for g in described
+            for r in g.rows
+        ]
+        watched = iter(self.tracker.update(elapsed, samples))
+        if lag_times is not None:  # --lag-time: now minus the next record's timestamp
+            watched = iter(
+                replace(
+                    w,
+                    lag_time_ms=lag_time_ms(
+                        lag_times.timestamps.get((w.sample.group, w.sample.topic, w.sample.partition)),
+                        lag_times.now_ms,
+                    ),
+                )
+                for w in watched
+            )
+        groups = tuple(
+            WatchedGroup(g.group_id, g.description.state, tuple(next(watched) for _ in g.rows))
+            for g in described
+        )
+        self.last, self.last_missing, self.last_ms = groups, tuple(missing), now_ms
+        frame = DescribeFrame(now_ms, elapsed, interval, groups, tuple(missing), None, self.last_ms)
+        return frame, DescribeResult(View.OFFSETS, False, tuple(described), tuple(missing), lag_times)
+
+    def failed(self, elapsed: float, now_ms: int, interval: float, message: str) -> Frame:
+        return DescribeFrame(now_ms, elapsed, interval, self.last, self.last_missing, message, self.last_ms)
+
+
+def watch_describe(request: DescribeGroupsRequest, view: View, interval: float) -> None:
+    if request.health:
+        raise UsageError("--watch cannot be used with --health")
+    if view is not View.OFFSETS or request.verbose:
+        raise UsageError(
+            "--watch follows the offsets view: it cannot be used with --members, --state or --verbose"
+        )
+    sink = _sink_for(request.output, sys.stdout)
+    state = _DescribeWatch(request)
+    _loop(request.connection, interval, sink, _Refresher(state.read, state.failed))
+
+
+# --- kafka-streams-groups --describe --watch --------------------------------------------
+
+
+@dataclass
+class _StreamsWatch:
+    request: DescribeStreamsRequest
+    tracker: RateTracker = field(default_factory=RateTracker)
+    last: tuple[WatchedGroup, ...] = ()
+    last_missing: tuple[str, ...] = ()
+    last_ms: int | None = None
+
+    def read(self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float) -> tuple[Frame, object]:
+        from kafka_groups.core.streams import StreamsDescribeResult
+
+        gathered = self.request._gather(access)
+        if isinstance(gathered, HealthResult):  # watch_streams refuses --health
+            raise UsageError("--watch cannot be used with --health")
+        described, missing = gathered
+        # The Apache tool repeats a group named twice; a watch shows it once.
+        unique = list({g.group.group_id: g for g in described}.values())
+        samples = [
+            PartitionSample(g.group.group_id, r.topic, r.partition, r.current_offset, r.log_end_offset, r.lag)
+            for g in unique
+            for r in g.rows
+        ]
+        watched = iter(self.tracker.update(elapsed, samples))
+        groups = tuple(
+            WatchedGroup(g.group.group_id, g.group.state, tuple(next(watched) for _ in g.rows))
+            for g in unique
+        )
+        self.last, self.last_missing, self.last_ms = groups, tuple(missing), now_ms
+        frame = DescribeFrame(now_ms, elapsed, interval, groups, tuple(missing), None, now_ms)
+        return frame, StreamsDescribeResult("offsets", False, tuple(described), tuple(missing))
+
+    def failed(self, elapsed: float, now_ms: int, interval: float, message: str) -> Frame:
+        return DescribeFrame(now_ms, elapsed, interval, self.last, self.last_missing, message, self.last_ms)
+
+
+def watch_streams(request: DescribeStreamsRequest, interval: float) -> None:
+    if request.health:
+        raise UsageError("--watch cannot be used with --health")
+    if request.view != "offsets" or request.verbose:
+        raise UsageError(
+            "--watch follows the offsets view: it cannot be used with --members, --state or --verbose"
+        )
+    sink = _sink_for(request.output, sys.stdout)
+    state = _StreamsWatch(request)
+    _loop(request.connection, interval, sink, _Refresher(state.read, state.failed))
+
+
+# --- --list --watch -----------------------------------------------------------------------
+
+
+@dataclass
+class _ListWatch:
+    request: ListGroupsRequest
+    states: frozenset[str]
+    types: frozenset[str]
+    before: dict[str, str] | None = None
+    last: tuple[GroupListing, ...] = ()
+    last_ms: int | None = None
+
+    def read(self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float) -> tuple[Frame, object]:
+        chosen = self.request._chosen(access, self.states, self.types)
+        now = {g.group_id: g.state for g in chosen}
+        appeared, gone, changed = list_changes(self.before, now)
+        self.before, self.last, self.last_ms = now, tuple(chosen), now_ms
+        frame = ListFrame(
+            now_ms,
+            elapsed,
+            interval,
+            tuple(chosen),
+            tuple(appeared),
+            tuple(gone),
+            tuple(changed),
+            None,
+            now_ms,
+        )
+        request = self.request
+        result = GroupListResult(
+            groups=tuple(chosen),
+            show_type=request.show_type or request.group_type is not None,
+            show_state=request.show_state or request.state is not None,
+            streams=request.streams,
+        )
+        return frame, result
+
+    def failed(self, elapsed: float, now_ms: int, interval: float, message: str) -> Frame:
+        return ListFrame(now_ms, elapsed, interval, self.last, error=message, data_timestamp_ms=self.last_ms)
+
+
+def watch_list(
+    request: ListGroupsRequest, states: frozenset[str], types: frozenset[str], interval: float
+) -> None:
+    sink = _sink_for(request.output, sys.stdout)
+    state = _ListWatch(request, states, types)
+    _loop(request.connection, interval, sink, _Refresher(state.read, state.failed))

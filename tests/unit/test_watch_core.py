@@ -1,0 +1,274 @@
+"""Watch mode from plain data: the interval a user gives, the rate window, lag deltas, catch-up,
+what changes between list refreshes, the JSON Lines documents and the flag forms."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kafka_groups.cli.consumer_groups_flags import translate
+from kafka_groups.cli.watch_arg import with_watch_default
+from kafka_groups.core.groups import GroupListing
+from kafka_groups.core.watch import (
+    DEFAULT_INTERVAL_S,
+    RATE_WINDOW,
+    CatchUp,
+    DescribeFrame,
+    ListFrame,
+    PartitionSample,
+    RateTracker,
+    WatchedGroup,
+    catch_up,
+    list_changes,
+    parse_interval,
+    totals,
+)
+from kafka_groups.errors import UsageError
+from kafka_groups.render.watch import describe_json, describe_rows, json_line, list_json, separator
+
+B = ["--bootstrap-server", "b:9092"]
+
+
+def sample(current, end, group="g", topic="t", partition=0):
+    lag = end - current if current is not None and end is not None else None
+    return PartitionSample(group, topic, partition, current, end, lag)
+
+
+# --- the interval -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "seconds"), [(None, 2.0), ("2", 2.0), ("0.5", 0.5), (" 10 ", 10.0), (".75", 0.75)]
+)
+def test_intervals_accepted(raw, seconds):
+    assert parse_interval(raw) == seconds
+
+
+@pytest.mark.parametrize(
+    "raw", ["0", "0.0", "-1", "", "  ", "abc", "1e3", "inf", "nan", "0.4", "86401", "1_000", "2s", "+2"]
+)
+def test_intervals_refused_with_one_line(raw):
+    with pytest.raises(UsageError) as err:
+        parse_interval(raw)
+    assert "--watch interval" in err.value.message and "\n" not in err.value.message
+
+
+@given(st.floats(min_value=0.5, max_value=86_400, allow_nan=False).map(lambda x: round(x, 3)))
+def test_any_plain_number_in_range_reads_back(seconds):
+    assert parse_interval(f"{seconds:.3f}") == pytest.approx(seconds)
+
+
+# --- rates, deltas, catch-up -------------------------------------------------------------
+
+steps = st.lists(
+    st.tuples(st.integers(0, 1000), st.integers(0, 1000), st.floats(0.5, 10, allow_nan=False)),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(steps)
+def test_rates_are_offset_change_over_the_window_and_deltas_follow_the_lag(moves):
+    """Offsets that only go forward: each rate is (offset now - offset at the window's start) /
+    (time between them), the window being the last RATE_WINDOW intervals."""
+    tracker = RateTracker()
+    t, current, end = 0.0, 0, 0
+    seen: list[tuple[float, int, int]] = []
+    for consumed, produced, dt in moves:
+        end += produced
+        current = min(end, current + consumed)
+        (w,) = tracker.update(t, [sample(current, end)])
+        if not seen:
+            assert (w.consume_rate, w.produce_rate, w.lag_delta) == (None, None, None)
+        else:
+            t0, c0, e0 = seen[-RATE_WINDOW:][0]
+            assert w.consume_rate == pytest.approx((current - c0) / (t - t0))
+            assert w.produce_rate == pytest.approx((end - e0) / (t - t0))
+            assert w.rate_window_s == pytest.approx(t - t0)
+            assert w.lag_delta == (end - current) - (seen[-1][2] - seen[-1][1])
+            assert w.consume_rate >= 0 and w.produce_rate >= 0
+        seen.append((t, current, end))
+        t += dt
+
+
+def test_an_offset_going_back_restarts_the_window():
+    tracker = RateTracker()
+    tracker.update(0.0, [sample(100, 200)])
+    tracker.update(1.0, [sample(150, 220)])
+    (w,) = tracker.update(2.0, [sample(10, 240)])  # reset to an earlier offset
+    assert w.consume_rate is None and w.produce_rate == pytest.approx(20.0)
+    (w,) = tracker.update(3.0, [sample(30, 250)])
+    assert w.consume_rate == pytest.approx(20.0)
+
+
+def test_partitions_that_appear_have_no_rates_and_gone_ones_are_forgotten():
+    tracker = RateTracker()
+    tracker.update(0.0, [sample(0, 10, partition=0)])
+    a, b = tracker.update(1.0, [sample(5, 10, partition=0), sample(0, 4, partition=1)])
+    assert a.consume_rate == pytest.approx(5.0) and b.consume_rate is None and b.lag_delta is None
+    (b,) = tracker.update(2.0, [sample(2, 4, partition=1)])  # partition 0 went (a rebalance)
+    assert b.consume_rate == pytest.approx(2.0)
+    (a,) = tracker.update(3.0, [sample(9, 10, partition=0)])  # and came back: a fresh start
+    assert a.consume_rate is None and a.lag_delta is None
+
+
+def test_a_group_without_a_commit_has_no_consume_rate():
+    tracker = RateTracker()
+    tracker.update(0.0, [sample(None, 5)])
+    (w,) = tracker.update(1.0, [sample(None, 9)])
+    assert w.consume_rate is None and w.produce_rate == pytest.approx(4.0)
+    assert w.catch_up is CatchUp.UNKNOWN
+
+
+@given(st.integers(1, 10**9), st.floats(0, 1e6), st.floats(0, 1e6))
+def test_catch_up_is_lag_over_the_net_rate_when_positive(lag, consume, produce):
+    state, seconds = catch_up(lag, consume, produce)
+    if consume - produce > 0 and math.isfinite(lag / (consume - produce)):
+        assert state is CatchUp.CATCHING_UP and seconds == pytest.approx(lag / (consume - produce))
+    else:
+        assert state is CatchUp.NOT_CATCHING_UP and seconds is None
+
+
+def test_catch_up_without_lag_or_rates():
+    assert catch_up(0, None, None) == (CatchUp.CAUGHT_UP, 0.0)
+    assert catch_up(5, None, 1.0) == (CatchUp.UNKNOWN, None)
+    assert catch_up(None, 1.0, 0.0) == (CatchUp.UNKNOWN, None)
+
+
+def test_group_totals_add_the_known_values():
+    tracker = RateTracker()
+    tracker.update(0.0, [sample(0, 100, partition=0), sample(0, 100, partition=1)])
+    rows = tracker.update(2.0, [sample(40, 110, partition=0), sample(20, 100, partition=1)])
+    t = totals(rows)
+    assert (t.lag, t.lag_delta) == (150, -50)
+    assert t.consume_rate == pytest.approx(30.0) and t.produce_rate == pytest.approx(5.0)
+    assert t.catch_up is CatchUp.CATCHING_UP and t.catch_up_s == pytest.approx(150 / 25)
+
+
+@given(
+    st.dictionaries(st.sampled_from("abcdef"), st.sampled_from(["Stable", "Empty"])),
+    st.dictionaries(st.sampled_from("abcdef"), st.sampled_from(["Stable", "Empty"])),
+)
+def test_list_changes_partition_the_groups(before, now):
+    appeared, gone, changed = list_changes(before, now)
+    assert set(appeared) == now.keys() - before.keys()
+    assert set(gone) == before.keys() - now.keys()
+    assert set(changed) == {g for g in now.keys() & before.keys() if now[g] != before[g]}
+    assert list_changes(None, now) == ([], [], [])
+
+
+# --- the documents -------------------------------------------------------------------------
+
+
+def _frame(**kw):
+    tracker = RateTracker()
+    tracker.update(0.0, [sample(0, 10)])
+    rows = tuple(tracker.update(2.0, [sample(6, 12)]))
+    base = {"timestamp_ms": 1_700_000_000_123, "elapsed_s": 2.0, "interval_s": 2.0}
+    return DescribeFrame(**base, groups=(WatchedGroup("g", "Stable", rows),), **kw)
+
+
+def test_a_document_is_one_line_with_the_numbers_of_each_partition():
+    line = json_line(describe_json(_frame(missing=("gone",))))
+    assert line.endswith("\n") and "\n" not in line[:-1]
+    doc = json.loads(line)
+    assert doc["schema"] == "kafka-group-tools/group-watch/v1"
+    assert doc["timestamp"] == "2023-11-14T22:13:20.123Z" and doc["interval_s"] == 2.0
+    (group,) = doc["groups"]
+    (p,) = group["partitions"]
+    assert (p["current_offset"], p["log_end_offset"], p["lag"], p["lag_delta"]) == (6, 12, 6, -4)
+    assert (p["consume_rate"], p["produce_rate"], p["rate_window_s"]) == (3.0, 1.0, 2.0)
+    assert (p["catch_up"], p["catch_up_s"], p["lag_time_ms"]) == ("catching-up", 3.0, None)
+    assert (group["lag"], group["catch_up_s"]) == (6, 3.0)
+    assert doc["missing_groups"] == ["gone"] and doc["error"] is None
+
+
+def test_a_failed_refresh_is_a_document_with_its_error_and_no_data():
+    doc = describe_json(_frame(error="broker gone"))
+    assert doc["error"] == "broker gone" and doc["groups"] is None and doc["missing_groups"] is None
+    assert separator(_frame(error="x\x1b[2J")).startswith(
+        "Every 2s: 2023-11-14T22:13:20.123Z: refresh failed"
+    )
+    assert "\x1b" not in separator(_frame(error="x\x1b[2J"))
+
+
+def test_the_live_table_adds_a_lag_time_column_only_when_measured():
+    columns, rows, _ = describe_rows(_frame())
+    assert "LAG-TIME" not in columns and rows[0][6:] == ["-4", "3.0/s", "1.0/s", "3s"]
+
+
+def test_list_document_names_what_changed():
+    frame = ListFrame(1, 0.5, 1.0, (GroupListing("a", "Consumer", "Stable", "consumer"),), ("a",), ("b",), ())
+    doc = list_json(frame)
+    assert doc["groups"] == [{"group": "a", "type": "Consumer", "state": "Stable"}]
+    assert (doc["appeared"], doc["disappeared"], doc["changed"]) == (["a"], ["b"], [])
+
+
+# --- the command lines ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "interval"),
+    [
+        ([*B, "--describe", "--group", "g", "--watch"], DEFAULT_INTERVAL_S),
+        ([*B, "--describe", "--watch", "--group", "g"], DEFAULT_INTERVAL_S),
+        ([*B, "--describe", "--group", "g", "--watch", "5"], 5.0),
+        ([*B, "--describe", "--group", "g", "--watch=0.5"], 0.5),
+        ([*B, "--list", "--watch", "3"], 3.0),
+        ([*B, "--describe", "--group", "g"], None),
+    ],
+)
+def test_flag_form_reads_the_interval(argv, interval):
+    assert translate(argv).watch == interval
+
+
+@pytest.mark.parametrize("value", ["--watch=0", "--watch=", "--watch=-1", "--watch=soon"])
+def test_flag_form_refuses_bad_intervals(value):
+    with pytest.raises(UsageError):
+        translate([*B, "--describe", "--group", "g", value])
+
+
+def test_watch_is_only_for_describe_and_list():
+    with pytest.raises(UsageError, match="unavailable"):
+        translate([*B, "--delete", "--group", "g", "--watch"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["describe", "--watch"], ["describe", "--watch", "2"]),
+        (["describe", "--watch", "--group", "g"], ["describe", "--watch", "2", "--group", "g"]),
+        (["describe", "--watch", "5"], ["describe", "--watch", "5"]),
+        (["list", "--watch", "-", "x"], ["list", "--watch", "-", "x"]),
+        (["list", "--", "--watch"], ["list", "--", "--watch"]),
+        (["--describe", "--watch"], ["--describe", "--watch"]),  # the flag form reads it itself
+        (["reset-offsets", "--watch"], ["reset-offsets", "--watch"]),
+        (["describe", "--watch", "-1", "--group", "g"], ["describe", "--watch=-1", "--group", "g"]),
+        (["--describe", "--watch", "-0.5"], ["--describe", "--watch=-0.5"]),
+    ],
+)
+def test_subcommand_form_gets_the_default_interval_written_in(argv, expected):
+    assert with_watch_default(argv) == expected
+
+
+def _offers(prog, line):
+    from kafka_groups.cli import complete
+    from kafka_groups.cli.complete import split_line
+
+    words, incomplete = split_line(line)
+    return [v for v, _ in complete.complete(prog, words, incomplete).candidates if v.startswith(incomplete)]
+
+
+@pytest.mark.parametrize("prog", ["kafka-consumer-groups", "kafka-streams-groups"])
+def test_completion_offers_intervals_after_watch_and_options_after_a_dash(prog):
+    assert "2" in _offers(prog, f"{prog} --describe --group g --watch ")
+    assert "2" in _offers(prog, f"{prog} --list --watch ")
+    assert "--bootstrap-server" in _offers(prog, f"{prog} --describe --watch -")
+    assert "--watch" in _offers(prog, f"{prog} --describe --group g --")
+    assert "--watch" not in _offers(prog, f"{prog} --reset-offsets --group g --")
+    # --describe --state still takes no value
+    assert "Stable" not in _offers(prog, f"{prog} --describe --group g --state ")
