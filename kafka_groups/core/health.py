@@ -160,7 +160,8 @@ def classify(f: PartitionFacts, now_ms: int) -> PartitionHealth:
         after = f.size_bytes * (end - committed) // (end - start)
         if after >= f.retention_bytes * BYTES_FRACTION:
             reasons.append(
-                f"~{after} bytes after the next record against retention.bytes {f.retention_bytes}"
+                f"~{after} bytes after the next record, near retention.bytes {f.retention_bytes}: "
+                "it goes when the log grows past it"
             )
     if reasons:
         return PartitionHealth(
