@@ -112,6 +112,14 @@ def test_unknown_log_offsets_are_unknown_not_alarming():
     assert (health.status, health.severity) == (Status.UNKNOWN, Severity.HEALTHY)
 
 
+def test_lag_under_time_retention_without_the_next_records_timestamp_is_unknown_not_healthy():
+    blind = classify(PartitionFacts("t", 0, 5, 0, 10, retention_ms=86_400_000), NOW)
+    assert (blind.status, blind.severity) == (Status.UNKNOWN, Severity.HEALTHY)
+    assert "could not be read" in blind.detail
+    caught_up = classify(PartitionFacts("t", 0, 10, 0, 10, retention_ms=86_400_000), NOW)
+    assert caught_up.status is Status.OK
+
+
 severities = st.sampled_from(
     [
         PartitionFacts("t", 0, 5, 0, 10),  # healthy
