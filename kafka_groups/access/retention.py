@@ -69,7 +69,7 @@ def partition_sizes(
         except Exception:  # best effort: the byte check is then skipped
             continue
         for answer in answers if isinstance(answers, list) else [answers]:
-            for result in _as_list(_get(answer, "results")):
+            for result in _as_list(_get(answer, "log_dirs") or _get(answer, "results")):
                 for topic in _as_list(_get(result, "topics")):
                     name = _get(topic, "name")
                     for p in _as_list(_get(topic, "partitions")):

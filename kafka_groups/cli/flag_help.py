@@ -379,7 +379,7 @@ TOPICS = ToolHelp(
         ),
         CONSUMER_GROUPS.ours[0],
         CONSUMER_GROUPS.ours[4],
-        *(entry for entry in CONSUMER_GROUPS.ours[5:] if entry is not _WATCH),
+        *(e for e in CONSUMER_GROUPS.ours[5:] if e is not _WATCH and e[0] not in ("--health", "--lag-time")),
     ),
     subcommands=("list", "describe", "create", "alter", "delete"),
 )
@@ -440,7 +440,10 @@ def render(prog: str, width: int | None = None) -> str:
     out += ["", *textwrap.wrap(f"Subcommands: {', '.join(tool.subcommands)}", width)]
     out += textwrap.wrap(
         "Exit codes: 0 ok, 1 failed, 2 usage error (nothing contacted or written), 3 partial, "
-        "4 a write was sent but its outcome could not be verified.",
+        "4 a write was sent but its outcome could not be verified"
+        + (
+            "; --describe --health: 5 at risk, 6 lost." if any(e[0] == "--health" for e in tool.ours) else "."
+        ),
         width,
     )
     return "\n".join(out) + "\n"

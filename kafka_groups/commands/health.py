@@ -16,6 +16,7 @@ from kafka_groups.core.health import (
     HealthResult,
     PartitionFacts,
     Severity,
+    Status,
     group_health,
     summary,
 )
@@ -186,6 +187,10 @@ def report(result: HealthResult, output: Any) -> None:
     from kafka_groups.render import emit
 
     emit(result, output)
+    unknown = sum(g.count(Status.UNKNOWN) for g in result.groups)
+    if unknown:
+        note = f"Note: {unknown} partition{'s' if unknown != 1 else ''} could not be checked (status unknown)"
+        print(note, file=sys.stderr)
     severity = result.severity
     missing_message = result.missing_note
     if severity is not Severity.HEALTHY:

@@ -15,7 +15,8 @@ Per partition of every topic the group commits on:
   ``auto.offset.reset=latest`` skips them);
 - **unconsumed**: no committed offset, and either no records or a recorded policy that
   starts the partition at its beginning (shown, not alarming);
-- **unknown**: the partition's log offsets could not be read (no leader);
+- **unknown**: the partition's log offsets could not be read (no leader), or it has lag under
+  a time retention and the next record's timestamp could not be read: the radar cannot tell;
 - **ok**: everything else.
 
 Severity: healthy < at risk < lost; a group's is its worst partition's, a run's its worst
@@ -160,8 +161,13 @@ def classify(f: PartitionFacts, now_ms: int) -> PartitionHealth:
         after = f.size_bytes * (end - committed) // (end - start)
         if after >= f.retention_bytes * BYTES_FRACTION:
             reasons.append(
-                f"~{after} bytes after the next record against retention.bytes {f.retention_bytes}"
+                f"~{after} bytes after the next record, near retention.bytes {f.retention_bytes}: "
+                "it goes when the log grows past it"
             )
+    timed = f.next_timestamp_ms is not None and f.next_timestamp_ms >= 0
+    if not reasons and not timed and f.retention_ms is not None and f.retention_ms >= 0:
+        detail = "the next record's timestamp could not be read: its retention risk is unknown"
+        return PartitionHealth(f, Status.UNKNOWN, Severity.HEALTHY, lag=lag, detail=detail)
     if reasons:
         return PartitionHealth(
             f,

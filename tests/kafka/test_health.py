@@ -124,6 +124,26 @@ def test_the_next_record_close_to_retention_is_at_risk(broker, ours):
     assert result.stderr.strip().endswith(f"loss radar: 1 group at risk ('{group}')")
 
 
+def test_retention_bytes_puts_the_next_record_at_risk_when_the_log_behind_it_nears_the_limit(broker, ours):
+    bs = broker.bootstrap
+    topic = unique("h-bytes")
+    client = admin(bs)
+    client.create_topics([NewTopic(topic, 1, 1, config={"retention.bytes": "100000"})])[topic].result(30)
+    wait_until(lambda: topic in client.list_topics(timeout=5).topics, "the topic")
+    produce(bs, topic, [Record(0, "x" * 1000) for _ in range(95)])
+    near, far = unique("h-bytes"), unique("h-bytes")
+    commit_offsets(bs, near, {(topic, 0): 2})
+    commit_offsets(bs, far, {(topic, 0): 60})
+
+    result = _health(ours, bs, near, far, output="json")
+    assert result.returncode == ExitCode.AT_RISK, result.stderr
+    rows = {g["group"]: g["partitions"][0] for g in json.loads(result.stdout)["groups"]}
+    assert rows[near]["status"] == "at-risk"
+    assert "retention.bytes 100000" in rows[near]["detail"]
+    assert rows[near]["size_bytes"] > 90_000  # the leader's log directory, DescribeLogDirs
+    assert rows[far]["status"] == "ok"
+
+
 def _policy_group(bs: str, topic: str, policy: Policy) -> str:
     """A group of our consumer helper that read the topic and committed: its policy recorded.
     The records are written once it holds both partitions (to_start_time skips what came

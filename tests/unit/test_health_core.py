@@ -112,6 +112,14 @@ def test_unknown_log_offsets_are_unknown_not_alarming():
     assert (health.status, health.severity) == (Status.UNKNOWN, Severity.HEALTHY)
 
 
+def test_lag_under_time_retention_without_the_next_records_timestamp_is_unknown_not_healthy():
+    blind = classify(PartitionFacts("t", 0, 5, 0, 10, retention_ms=86_400_000), NOW)
+    assert (blind.status, blind.severity) == (Status.UNKNOWN, Severity.HEALTHY)
+    assert "could not be read" in blind.detail
+    caught_up = classify(PartitionFacts("t", 0, 10, 0, 10, retention_ms=86_400_000), NOW)
+    assert caught_up.status is Status.OK
+
+
 severities = st.sampled_from(
     [
         PartitionFacts("t", 0, 5, 0, 10),  # healthy
@@ -177,3 +185,49 @@ def test_a_batch_cut_short_asks_for_its_whole_size_and_offers_its_first_timestam
     assert isinstance(cut, Cut)
     assert cut.size == len(data)
     assert cut.fallback == NextRecord(60, 7000)
+
+
+def _result() -> HealthResult:
+    facts = [
+        PartitionFacts("orders", 0, 2, 7, 20),  # lost
+        PartitionFacts("orders", 1, 5, 0, 9, next_timestamp_ms=NOW - 2 * HOUR_MS, retention_ms=-1),
+        PartitionFacts("orders", 2, None, 0, 4, created_ms=NOW - HOUR_MS, protected_by="to_start_time"),
+    ]
+    groups = (group_health("billing", "Empty", "consumer", facts, NOW, start=(NOW - 86_400_000, "recorded")),)
+    return HealthResult(groups, NOW)
+
+
+def test_the_piped_table_splits_on_blanks_into_its_columns_and_ends_with_a_summary():
+    from kafka_groups.render.health import COLUMNS, text
+
+    lines = text(_result()).splitlines()
+    assert lines[0] == ""
+    assert lines[1].split() == list(COLUMNS)
+    rows = [line.split(maxsplit=len(COLUMNS) - 1) for line in lines[2:5]]
+    assert [(r[2], r[3], r[9]) for r in rows] == [
+        ("0", "lost", "5"),
+        ("1", "ok", "-"),
+        ("2", "unconsumed", "-"),
+    ]
+    assert rows[1][8] == str(2 * HOUR_MS)
+    assert rows[2][7] == "4"  # without a committed offset, LAG is the records the partition holds
+    assert lines[5].startswith("SUMMARY group=billing kind=consumer state=Empty severity=lost partitions=3 ")
+    assert lines[5].endswith(" policy=-")
+
+
+def test_the_json_document_has_the_documented_keys():
+    from kafka_groups.render.health import json
+
+    doc = json(_result())
+    assert set(doc) == {"schema", "now_ms", "severity", "groups", "missing_groups"}
+    (group,) = doc["groups"]
+    assert set(group) == {"group", "kind", "state", "severity", "policy", "start", "summary", "partitions"}
+    assert group["start"] == {"time_ms": NOW - 86_400_000, "source": "recorded"}
+    assert group["summary"]["lost_records"] == 5
+    assert group["summary"]["uncommitted_records"] == 4
+    keys = {
+        "topic", "partition", "status", "severity", "current_offset", "log_start_offset", "log_end_offset",
+        "lag", "records", "lag_ms", "next_record_timestamp_ms", "lost_records", "retention_ms",
+        "retention_bytes", "size_bytes", "deleted_in_ms", "created_ms", "protected_by", "member_id", "detail",
+    }  # fmt: skip
+    assert all(set(p) == keys for p in group["partitions"])
