@@ -377,9 +377,13 @@ TOPICS = ToolHelp(
             "--dry-run",
             "With --alter: show the change, and the groups whose offsets it affects, without making it.",
         ),
-        CONSUMER_GROUPS.ours[0],
-        CONSUMER_GROUPS.ours[4],
-        *(e for e in CONSUMER_GROUPS.ours[5:] if e is not _WATCH and e[0] not in ("--health", "--lag-time")),
+        # The options of ours that kafka-topics shares with the group tools, by name.
+        *(
+            e
+            for e in CONSUMER_GROUPS.ours
+            if e[0].split()[0].rstrip(",")
+            in ("--output", "--debug", "--show-completion", "--install-completion")
+        ),
     ),
     subcommands=("list", "describe", "create", "alter", "delete"),
 )
