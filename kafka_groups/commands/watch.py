@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from types import FrameType
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from kafka_groups.client_config import scrub
 from kafka_groups.commands.session import cluster_session
@@ -45,6 +45,7 @@ from kafka_groups.core.watch import (
 )
 from kafka_groups.errors import CliError, UsageError
 from kafka_groups.render import OutputFormat, resolve_format
+from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
@@ -157,14 +158,14 @@ def _wall_ms() -> int:
 
 @dataclass
 class _Refresher:
-    """Reads one refresh with the gather step of the one-shot command and keeps what the next
-    refresh needs (the rate window, the last good data)."""
+    """What a watch does at each refresh: ``read`` one (with the one-shot command's gather step),
+    or say that it ``failed`` (with the last good data). Both keep what the next one needs."""
 
     read: Callable[[KafkaAccess, float, int, float], tuple[Frame, object]]
     failed: Callable[[float, int, float, str], Frame]
 
 
-def _loop(connection: Any, interval: float, sink: _Sink, refresher: _Refresher) -> None:
+def _loop(connection: ConnectionArgs, interval: float, sink: _Sink, refresher: _Refresher) -> None:
     started = time.monotonic()
     with _stop_on_signals() as stop:
         try:

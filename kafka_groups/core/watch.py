@@ -2,8 +2,8 @@
 the next, each partition's lag delta, consume and produce rates and time to catch up.
 
 Rates are smoothed over a sliding window: the rate at a refresh is the change of the offset
-between the oldest of the last ``RATE_WINDOW`` refreshes that partition was seen in and this
-one, divided by the time between them. A window rather than an exponential average, so a
+between the oldest of the (up to) ``RATE_WINDOW`` refreshes before it that the partition was
+seen in and this one, divided by the time between them. A window rather than an exponential average, so a
 reader of the JSON Lines stream can recompute every rate from the offsets and ``elapsed_s`` of
 the documents. A partition's window starts again when an offset goes back (a reset, a
 truncated or re-created log), and a partition that was not in the previous refresh has no

@@ -486,24 +486,3 @@ def test_bad_values(world, ours, tmp_path):
         assert mine.returncode == 2, bad
         assert len(mine.stderr.strip().splitlines()) == 1, mine.stderr
         assert mine.stdout == ""
-
-
-def test_watch_follows_the_input_partitions_of_a_streams_group(world):
-    """kafka-streams-groups --describe --watch: the offsets view of the active tasks, refreshed
-    as JSON Lines (the same stream as kafka-consumer-groups'); Ctrl-C ends it with exit 0."""
-    from tests.watch_helpers import Watch, partitions_of
-
-    args = ["--bootstrap-server", world.bs, "--describe", "--group", world.stable_id, "--watch", "0.5"]
-    watch = Watch(args, tool="kafka-streams-groups")
-    try:
-        docs = [watch.next_doc(), watch.next_doc()]
-        code, stderr = watch.stop()
-    finally:
-        watch.close()
-    assert (code, stderr) == (0, "")
-    for doc in docs:
-        assert doc["schema"] == "kafka-group-tools/group-watch/v1" and doc["error"] is None
-        assert set(partitions_of(doc, world.stable_id)) == {(world.input, p) for p in range(PARTITIONS)}
-    second = partitions_of(docs[1], world.stable_id)
-    first = partitions_of(docs[0], world.stable_id)
-    assert all(second[tp]["lag_delta"] == second[tp]["lag"] - first[tp]["lag"] for tp in second)

@@ -222,3 +222,28 @@ def test_a_watch_of_a_group_that_does_not_exist_keeps_going_and_says_so(broker, 
     assert all(d["groups"] == [] and d["missing_groups"] == [group] for d in docs)
     assert watch.proc.poll() is None  # two refreshes came and the watch still runs
     assert watch.stop()[0] == 0
+
+
+def test_streams_groups_watch_the_active_tasks_offsets(broker, watches):
+    """kafka-streams-groups --describe --watch: one running instance of the test application,
+    its active tasks' partitions refreshed as the same JSON Lines stream; Ctrl-C ends it."""
+    from tests.kafka_helpers import Record, produce
+    from tests.streams_helpers import StreamsApp
+
+    source = create_topic(broker.bootstrap, unique("watch-sg-in"), partitions=2)
+    sink = create_topic(broker.bootstrap, unique("watch-sg-out"), partitions=1)
+    produce(broker.bootstrap, source, [Record(i % 2, f"v{i % 3}") for i in range(8)])
+    app_id = unique("watch-sg")
+    with StreamsApp(broker.bootstrap, app_id, [source], sink):
+        args = ["--bootstrap-server", broker.bootstrap, "--describe", "--group", app_id, "--watch", "0.5"]
+        watch = Watch(args, tool="kafka-streams-groups")
+        watches.append(watch)
+        docs = [watch.until(lambda d: partitions_of(d, app_id), "the active tasks"), watch.next_doc()]
+        code, stderr = watch.stop()
+    assert (code, stderr) == (0, "")
+    for doc in docs:
+        assert doc["schema"] == "kafka-group-tools/group-watch/v1" and doc["error"] is None
+        # The input topic's partitions (and the repartition topic's, as --describe shows them).
+        assert {(source, 0), (source, 1)} <= set(partitions_of(doc, app_id))
+    before, after = (partitions_of(d, app_id) for d in docs)
+    assert all(after[tp]["lag_delta"] == after[tp]["lag"] - before[tp]["lag"] for tp in after if tp in before)
