@@ -23,7 +23,7 @@ from kafka_groups.core.group_select import GroupSelection
 from kafka_groups.core.health import HealthResult
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
 from kafka_groups.escape import escape_controls
-from kafka_groups.render import OutputFormat, emit, wants_detail
+from kafka_groups.render import OutputFormat, emit, resolve_format, wants_detail
 from kafka_groups.render.progress import working
 from kafka_groups.settings import ConnectionArgs
 
@@ -135,6 +135,11 @@ class DescribeGroupsRequest:
             DescribedGroup(found[g], offset_rows(found[g], committed.get(g, {}), ends, starts))
             for g in java_sorted(found)
         ]
+        if resolve_format(self.output, sys.stdout) is OutputFormat.TABLE:
+            # A terminal: the loss radar's marks on lost and at-risk rows (piped text stays Apache's).
+            from kafka_groups.commands.health import risk_marks
+
+            described = risk_marks(access, described)
         if self.lag_time:
             from kafka_groups.commands.health import lag_times
 

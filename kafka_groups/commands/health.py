@@ -17,6 +17,7 @@ from kafka_groups.core.health import (
     PartitionFacts,
     Severity,
     Status,
+    classify,
     group_health,
     summary,
 )
@@ -232,3 +233,48 @@ def streams_health(access: KafkaAccess, ids: list[str]) -> HealthResult:
     groups = gather_health(access, states, "streams", {}, times, now)
     note = "; ".join(missing.values()) or None
     return HealthResult(tuple(groups), now, tuple(missing), note)
+
+
+def risk_marks(access: KafkaAccess, described: Sequence[DescribedGroup]) -> list[DescribedGroup]:
+    """The default describe on a terminal: the radar's rule (core/health.classify) on the rows
+    already read, so lost and at-risk rows are marked in the Rich table. Costs one Fetch per
+    leader and one DescribeConfigs, only when some row has lag; any failure marks nothing."""
+    from dataclasses import replace
+
+    from kafka_groups.access.policy_io import now_ms
+    from kafka_groups.access.retention import retention_of
+
+    lagging = [r for g in described for r in g.rows if (r.lag or 0) > 0 or r.out_of_range]
+    if not lagging:
+        return list(described)
+    times = _best_effort("the next records' timestamps", lambda: lag_times(access, described), None)
+    topics = {r.topic for r in lagging}
+    retention: dict[str, Retention] = _best_effort(
+        "the topics' retention settings", lambda: retention_of(access, topics), {}
+    )
+    now = times.now_ms if times is not None else now_ms()
+    marked = []
+    for g in described:
+        risks: dict[tuple[str, int], str] = {}
+        for r in g.rows:
+            if r.current_offset is None or not ((r.lag or 0) > 0 or r.out_of_range):
+                continue
+            kept = retention.get(r.topic)
+            verdict = classify(
+                PartitionFacts(
+                    topic=r.topic,
+                    partition=r.partition,
+                    committed=r.current_offset,
+                    log_start=r.log_start_offset,
+                    log_end=r.log_end_offset,
+                    next_timestamp_ms=times.timestamps.get((r.group, r.topic, r.partition))
+                    if times is not None
+                    else None,
+                    retention_ms=kept.ms if kept else None,
+                ),
+                now,
+            )
+            if verdict.status in (Status.LOST, Status.AT_RISK):
+                risks[(r.topic, r.partition)] = f"{verdict.status.value}: {verdict.detail}"
+        marked.append(replace(g, risks=risks) if risks else g)
+    return marked

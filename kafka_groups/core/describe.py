@@ -6,7 +6,7 @@ from __future__ import annotations
 import enum
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 TopicPartition = tuple[str, int]
 
@@ -102,6 +102,9 @@ class DescribedGroup:
     # The start kafka-group-tools recorded for the group (_kgt_group_start_times), read for the
     # richer state views when the broker reports no creation time.
     recorded_start_ms: int | None = None
+    # The loss radar's word on rows of the offsets view, by (topic, partition), for the Rich view
+    # on a terminal: "lost ..." or "at risk ..." (commands/health.risk_marks).
+    risks: Mapping[tuple[str, int], str] = field(default_factory=dict)
 
     @property
     def group_id(self) -> str:

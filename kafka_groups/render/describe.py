@@ -222,21 +222,31 @@ def table(result: DescribeResult) -> TableSpec:
 
     if result.view is View.OFFSETS:
         rows, styles = [], []
+        marked = 0
         for group in result.groups:
             for r in group.rows:
                 cells = _row_cells(r)
+                risk = group.risks.get((r.topic, r.partition), "")
+                marked += bool(risk)
                 if r.out_of_range:
                     cells[3] += " (out of range)"
+                elif risk.startswith("at-risk"):  # the loss radar's rule (commands/health.risk_marks)
+                    cells[5] += " (at risk)"
                 if result.verbose:  # as the Apache layout: the leader epoch after the partition
                     cells.insert(3, _s(r.leader_epoch))
                 if result.lag_times is not None:  # --lag-time: after LAG
                     cells.insert(-3, human_duration(_lag_ms(result.lag_times, r)))
                 rows.append(cells)
-                styles.append("red" if r.out_of_range else ("yellow" if (r.lag or 0) > 0 else ""))
+                styles.append(
+                    "red"
+                    if r.out_of_range or risk.startswith("lost")
+                    else ("magenta" if risk else ("yellow" if (r.lag or 0) > 0 else ""))
+                )
         columns = ["GROUP", "TOPIC", "PARTITION"] + (["LEADER EPOCH"] if result.verbose else [])
         columns += ["CURRENT", "LOG END", "LAG"] + (["LAG TIME"] if result.lag_times is not None else [])
         columns += ["CONSUMER-ID", "HOST", "CLIENT-ID"]
-        return TableSpec("", columns, rows, styles, "No committed offsets or assignments.")
+        title = f"{marked} partition(s) lost or at risk: --describe --health says why" if marked else ""
+        return TableSpec(title, columns, rows, styles, "No committed offsets or assignments.")
     if result.view is View.MEMBERS:
         members = [(g.description, m) for g in result.groups for m in g.description.members]
         # INSTANCE-ID only when a member has one, as the Apache layout's GROUP-INSTANCE-ID.

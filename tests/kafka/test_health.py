@@ -98,6 +98,17 @@ def test_records_deleted_under_the_group_are_lost_with_their_count(broker, ours)
     fine = _health(ours, bs, healthy)
     assert (fine.returncode, fine.stderr) == (0, "")
 
+    # The plain describe's Rich view marks the lost row and says where to look; piped, the
+    # Apache layout carries no mark.
+    table = ours(
+        "kafka-consumer-groups", "--bootstrap-server", bs, "--describe", "--group", group, "--output", "table"
+    )
+    assert table.returncode == 0, table.stderr
+    assert "1 partition(s) lost or at risk: --describe --health says why" in table.stdout
+    assert "(out of range)" in table.stdout
+    piped = ours("kafka-consumer-groups", "--bootstrap-server", bs, "--describe", "--group", group)
+    assert "at risk" not in piped.stdout and "out of range" not in piped.stdout
+
 
 def test_the_next_record_close_to_retention_is_at_risk(broker, ours):
     bs = broker.bootstrap
@@ -122,6 +133,13 @@ def test_the_next_record_close_to_retention_is_at_risk(broker, ours):
     assert due - after <= int(row["DELETE-IN-MS"]) <= due - before
     assert before - (stamp + 1) <= int(row["LAG-TIME-MS"]) <= after - (stamp + 1)
     assert result.stderr.strip().endswith(f"loss radar: 1 group at risk ('{group}')")
+
+    table = ours(
+        "kafka-consumer-groups", "--bootstrap-server", bs, "--describe", "--group", group, "--output", "table"
+    )
+    assert table.returncode == 0, table.stderr
+    assert "1 partition(s) lost or at risk: --describe --health says why" in table.stdout
+    assert "4 (at risk)" in table.stdout  # the LAG cell: offsets 1..4 of 5 records unread
 
 
 def test_retention_bytes_puts_the_next_record_at_risk_when_the_log_behind_it_nears_the_limit(broker, ours):
