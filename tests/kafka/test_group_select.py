@@ -252,3 +252,24 @@ def test_streams_groups_by_pattern_and_to_group(ours, broker, tmp_path):
     assert copied.returncode == 0, copied.stderr
     held = {tp: o for tp, o in committed(bs, apps[1]).items() if tp[0] == source_topic}
     assert held == {(source_topic, 0): 2, (source_topic, 1): 5}  # its repartition topic is its own
+
+    deleted = ours(
+        "kafka-streams-groups",
+        "--bootstrap-server",
+        bs,
+        "--delete",
+        "--group-pattern",
+        f"sgsel-{tag}-a.",
+        "--exclude-group",
+        ".*1",
+        "--backup-dir",
+        str(tmp_path),
+    )
+    assert deleted.returncode == 0, deleted.stderr
+    assert f"Selected 1 streams group(s): {apps[1]}" in deleted.stderr.splitlines()
+    left = committed_of(bs, apps)
+    assert left[apps[1]] == {}
+    assert {tp: o for tp, o in left[apps[0]].items() if tp[0] == source_topic} == {
+        (source_topic, 0): 2,
+        (source_topic, 1): 5,
+    }
