@@ -206,3 +206,70 @@ def test_streams_tool_takes_patterns_in_both_forms(ours, broker):
         result = ours("kafka-streams-groups", *argv[:1], "--bootstrap-server", broker.bootstrap, *argv[1:])
         assert result.returncode == 1, result.stderr
         assert result.stderr.strip() == f"Error: No streams group matches --group-pattern '{pattern}'."
+
+
+def test_streams_groups_by_pattern_and_to_group(ours, broker, tmp_path):
+    from tests.streams_helpers import make_groups
+
+    bs = broker.bootstrap
+    tag = unique("sgsel").split("-")[1]
+    source_topic = create_topic(bs, f"sgsel-in-{tag}", partitions=2)
+    output = create_topic(bs, f"sgsel-out-{tag}", partitions=1)
+    produce_n(bs, source_topic, {0: 6, 1: 6})
+    apps = [f"sgsel-{tag}-a1", f"sgsel-{tag}-a2"]
+    make_groups(bs, apps, [source_topic], output, {(source_topic, 0): 6, (source_topic, 1): 6})
+    commit_offsets(bs, apps[0], {(source_topic, 0): 2, (source_topic, 1): 5})  # Empty: a plain commit
+
+    described = ours(
+        "kafka-streams-groups",
+        "--bootstrap-server",
+        bs,
+        "--describe",
+        "--group-pattern",
+        f"sgsel-{tag}-a.",
+        "--exclude-group",
+        ".*1",
+        "-o",
+        "json",
+    )
+    assert described.returncode == 0, described.stderr
+    assert [d["group"] for d in json.loads(described.stdout)["groups"]] == [apps[1]]
+
+    copied = ours(
+        "kafka-streams-groups",
+        "reset-offsets",
+        "--bootstrap-server",
+        bs,
+        "--group",
+        apps[1],
+        "--to-group",
+        apps[0],
+        "--all-input-topics",
+        "--execute",
+        "--backup-dir",
+        str(tmp_path),
+    )
+    assert copied.returncode == 0, copied.stderr
+    held = {tp: o for tp, o in committed(bs, apps[1]).items() if tp[0] == source_topic}
+    assert held == {(source_topic, 0): 2, (source_topic, 1): 5}  # its repartition topic is its own
+
+    deleted = ours(
+        "kafka-streams-groups",
+        "--bootstrap-server",
+        bs,
+        "--delete",
+        "--group-pattern",
+        f"sgsel-{tag}-a.",
+        "--exclude-group",
+        ".*1",
+        "--backup-dir",
+        str(tmp_path),
+    )
+    assert deleted.returncode == 0, deleted.stderr
+    assert f"Selected 1 streams group(s): {apps[1]}" in deleted.stderr.splitlines()
+    left = committed_of(bs, apps)
+    assert left[apps[1]] == {}
+    assert {tp: o for tp, o in left[apps[0]].items() if tp[0] == source_topic} == {
+        (source_topic, 0): 2,
+        (source_topic, 1): 5,
+    }
