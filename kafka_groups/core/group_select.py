@@ -117,4 +117,5 @@ def announce_matches(selection: GroupSelection, ids: Sequence[str], kind: str) -
     were chosen by pattern or narrowed by exclusion (the user never typed their names)."""
     if not (selection.patterns or selection.excludes):
         return None
-    return f"Selected {len(ids)} {kind}(s): " + ", ".join(ids)
+    # Sorted: the cluster lists groups in no stable order, and a reader scans for a name.
+    return f"Selected {len(ids)} {kind}(s): " + ", ".join(sorted(ids))

@@ -97,7 +97,7 @@ def test_all_groups_on_an_empty_cluster_stays_as_today():
 
 def test_the_groups_a_pattern_deletes_are_named_first():
     assert announce_matches(GroupSelection(groups=("a",)), ["a"], "consumer group") is None
-    line = announce_matches(GroupSelection(patterns=("a.*",)), ["a1", "a2"], "consumer group")
+    line = announce_matches(GroupSelection(patterns=("a.*",)), ["a2", "a1"], "consumer group")
     assert line == "Selected 2 consumer group(s): a1, a2"
 
 
