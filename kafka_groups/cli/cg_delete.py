@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.runner import perform
 from kafka_groups.commands.delete_groups import DeleteGroupsRequest, DeleteOffsetsRequest
 from kafka_groups.core.selectors import check_groups, check_topic_args
 from kafka_groups.render import OutputFormat
@@ -46,13 +47,14 @@ def delete_offsets_command(
     """
     check_groups([group])
     check_topic_args(topic)
-    DeleteOffsetsRequest(
+    request = DeleteOffsetsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         group=group,
         topics=tuple(topic),
         backup_dir=backup_dir,
         output=output,
-    ).execute()
+    )
+    perform(request)
 
 
 def delete_command(
@@ -75,10 +77,11 @@ def delete_command(
     Example: kafka-consumer-groups delete --bootstrap-server localhost:9092 --group billing
     """
     check_groups(group or ())
-    DeleteGroupsRequest(
+    request = DeleteGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
         backup_dir=backup_dir,
         output=output,
-    ).execute()
+    )
+    perform(request)

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.runner import perform
 from kafka_groups.commands.describe_groups import DescribeGroupsRequest
 from kafka_groups.core.selectors import check_groups
 from kafka_groups.render import OutputFormat
@@ -46,7 +47,7 @@ def describe_command(
     Example: kafka-consumer-groups describe --bootstrap-server localhost:9092 --group billing --members
     """
     check_groups(group or ())
-    DescribeGroupsRequest(
+    request = DescribeGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
@@ -55,4 +56,5 @@ def describe_command(
         state=state,
         verbose=verbose,
         output=output,
-    ).execute()
+    )
+    perform(request)

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.runner import perform
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.render import OutputFormat
 
@@ -40,11 +41,12 @@ def list_command(
 
     Example: kafka-consumer-groups list --bootstrap-server localhost:9092 --state stable,empty
     """
-    ListGroupsRequest(
+    request = ListGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         state=state,
         show_state=show_state,
         group_type=group_type,
         show_type=show_type,
         output=output,
-    ).execute()
+    )
+    perform(request)

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.runner import perform
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
 from kafka_groups.core.reset import Scenario
 from kafka_groups.core.selectors import check_groups, check_topic_args
@@ -117,7 +118,7 @@ def reset_command(
         to_start_time,
         to_nearest,
     )
-    ResetOffsetsRequest(
+    request = ResetOffsetsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
@@ -129,7 +130,8 @@ def reset_command(
         export=export,
         backup_dir=backup_dir,
         output=output,
-    ).execute()
+    )
+    perform(request)
 
 
 def scenarios_given(

@@ -10,6 +10,7 @@ import typer
 from kafka_groups.cli.cg_delete import BackupDirOpt
 from kafka_groups.cli.cg_reset import scenarios_given
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.runner import perform
 from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
 from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
 from kafka_groups.commands.describe_streams import DescribeStreamsRequest
@@ -70,14 +71,15 @@ def describe_command(
         raise UsageError(
             "Option [describe] takes at most one of these options: [members], [offsets], [state]"
         )
-    DescribeStreamsRequest(
+    request = DescribeStreamsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
         view=views[0] if views else "offsets",
         verbose=verbose,
         output=output,
-    ).execute()
+    )
+    perform(request)
 
 
 def reset_command(
@@ -148,7 +150,7 @@ def reset_command(
     check_groups(group or ())
     check_topic_args(input_topic or (), "--input-topic")
     check_names(delete_internal_topic or (), "--delete-internal-topic", "topic")
-    ResetOffsetsRequest(
+    request = ResetOffsetsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
@@ -175,7 +177,8 @@ def reset_command(
         streams=True,
         delete_internal_topics=tuple(delete_internal_topic or ()),
         delete_all_internal_topics=delete_all_internal_topics,
-    ).execute()
+    )
+    perform(request)
 
 
 def delete_offsets_command(
@@ -198,7 +201,7 @@ def delete_offsets_command(
     """
     check_groups([group])
     check_topic_args(input_topic or (), "--input-topic")
-    DeleteOffsetsRequest(
+    request = DeleteOffsetsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         group=group,
         topics=tuple(input_topic or ()),
@@ -206,7 +209,8 @@ def delete_offsets_command(
         streams=True,
         backup_dir=backup_dir,
         output=output,
-    ).execute()
+    )
+    perform(request)
 
 
 def delete_command(
@@ -229,11 +233,12 @@ def delete_command(
     Example: kafka-streams-groups delete --bootstrap-server localhost:9092 --group my-app
     """
     check_groups(group or ())
-    DeleteStreamsGroupsRequest(
+    request = DeleteStreamsGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
         delete_all_internal_topics=delete_all_internal_topics,
         backup_dir=backup_dir,
         output=output,
-    ).execute()
+    )
+    perform(request)

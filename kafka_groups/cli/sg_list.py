@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.runner import perform
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.render import OutputFormat
 
@@ -35,10 +36,11 @@ def list_command(
 
     Example: kafka-streams-groups list --bootstrap-server localhost:9092 --state stable
     """
-    ListGroupsRequest(
+    request = ListGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         state=state,
         show_state=show_state,
         streams=True,
         output=output,
-    ).execute()
+    )
+    perform(request)

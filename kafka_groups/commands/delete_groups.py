@@ -25,7 +25,9 @@ from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION, KafkaErrorInfo, error_info
 from kafka_groups.core.streams import input_partitions
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
-from kafka_groups.render import OutputFormat, emit, stderr_line
+from kafka_groups.render import OutputFormat, stderr_line
+from kafka_groups.render.outcome import Outcome as CommandOutcome
+from kafka_groups.render.outcome import Show
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -35,12 +37,16 @@ if TYPE_CHECKING:
 REQUEST_TIMED_OUT = 7
 
 
-def finish(outcome: Outcome, problem: str | None) -> None:
-    """Exit 1 when nothing was deleted, 3 when part was (the report is already printed)."""
+def deletion_failure(outcome: Outcome, problem: str | None, verdict: Verdict | None) -> CliError | None:
+    """Outcome unknown (4) or not applied (1, 3) as the verdict of an unanswered write says;
+    else exit 1 when nothing was deleted, 3 when part was."""
+    if verdict is not None and (failure := verdict.failure()) is not None:
+        return failure
     if problem and outcome is Outcome.FAILED:
-        raise CliError(problem)
+        return CliError(problem)
     if problem and outcome is Outcome.PARTIAL:
-        raise PartialFailure(problem)
+        return PartialFailure(problem)
+    return None
 
 
 @dataclass(frozen=True)
@@ -53,7 +59,7 @@ class DeleteOffsetsRequest:
     streams: bool = False  # kafka-streams-groups: a streams group, --input-topic
     all_input_topics: bool = False  # streams: every committed source-topic partition
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> CommandOutcome:
         if self.streams and not self.topics and not self.all_input_topics:
             raise UsageError(
                 "Option [delete-offsets] takes the [group] and one of these options: "
@@ -64,10 +70,9 @@ class DeleteOffsetsRequest:
         explicit, whole = split_topic_args(self.topics)
         with cluster_session(self.connection) as access:
             result, verdict = self._delete(access, explicit, whole)
-        emit(result, self.output)
-        if verdict is not None:
-            verdict.conclude()
-        finish(result.outcome, result.problem())
+        return CommandOutcome(
+            result, self.output, failure=deletion_failure(result.outcome, result.problem(), verdict)
+        )
 
     def _delete(
         self, access: KafkaAccess, explicit: list[TopicPartition], whole: list[str]
@@ -140,7 +145,7 @@ class DeleteGroupsRequest:
     backup_dir: str | None = None
     output: OutputFormat = OutputFormat.AUTO
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> CommandOutcome:
         if bool(self.groups) == self.all_groups:
             if self.groups:
                 raise UsageError('Option "[group]" can\'t be used with option "[all-groups]"')
@@ -159,10 +164,9 @@ class DeleteGroupsRequest:
             deletion = GroupDeletion(access, self.connection, "kafka-consumer-groups", self.backup_dir)
             answers, backup, verdict = deletion.run(ids, current, expected, _consumer_groups_left)
         result = GroupDeleteResult.of(answers, backup)
-        emit(result, self.output)
-        if verdict is not None:
-            verdict.conclude()
-        finish(result.outcome, result.problem())
+        return CommandOutcome(
+            result, self.output, failure=deletion_failure(result.outcome, result.problem(), verdict)
+        )
 
 
 def _consumer_groups_left(reader: KafkaAccess, ids: list[str]) -> set[str]:

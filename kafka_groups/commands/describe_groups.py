@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -17,8 +16,8 @@ from kafka_groups.core.describe import (
     partitions_to_look_up,
 )
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
-from kafka_groups.escape import escape_controls
-from kafka_groups.render import OutputFormat, emit, wants_detail
+from kafka_groups.render import OutputFormat, wants_detail
+from kafka_groups.render.outcome import Outcome, Show
 from kafka_groups.render.progress import working
 from kafka_groups.settings import ConnectionArgs
 
@@ -53,8 +52,9 @@ class DescribeGroupsRequest:
             )
         return views[0] if views else View.OFFSETS
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> Outcome:
         view = self.view()
+        warnings: list[str] = []
         if not self.groups and not self.all_groups:
             raise UsageError("Option [describe] takes one of these options: [all-groups], [group]")
         if self.groups and self.all_groups:
@@ -63,15 +63,19 @@ class DescribeGroupsRequest:
             cluster_session(self.connection) as access,
             working("Describing consumer groups…", enabled=self.all_groups),
         ):
-            described, missing = self._gather(access, view)
-        emit(DescribeResult(view, self.verbose, tuple(described), tuple(missing)), self.output)
+            described, missing = self._gather(access, view, warnings)
+        result = DescribeResult(view, self.verbose, tuple(described), tuple(missing))
+        failure = None
         if missing:
             names = ", ".join(f"'{g}'" for g in missing)
             noun, verb = ("Consumer group", "does") if len(missing) == 1 else ("Consumer groups", "do")
             message = f"{noun} {names} {verb} not exist."
-            raise PartialFailure(message) if len(described) else NotFoundError(message)
+            failure = PartialFailure(message) if len(described) else NotFoundError(message)
+        return Outcome(result, self.output, warnings=tuple(warnings), failure=failure)
 
-    def _recorded_starts(self, access: KafkaAccess, found: dict[str, GroupDescription]) -> dict[str, int]:
+    def _recorded_starts(
+        self, access: KafkaAccess, found: dict[str, GroupDescription], warnings: list[str]
+    ) -> dict[str, int]:
         """For the Rich and JSON state views: the starts kafka-group-tools recorded for groups
         the broker gives no creation time (the text layout stays KIP-1282's: broker or -)."""
         lacking = [g for g, d in found.items() if d.creation_time_ms is None or d.creation_time_ms < 0]
@@ -83,16 +87,18 @@ class DescribeGroupsRequest:
             return CreationRegistry(access.settings).group_start_times(lacking)
         except CliError as exc:
             note = f"Note: the recorded group start times could not be read ({exc.message})"
-            print(escape_controls(note), file=sys.stderr)
+            warnings.append(note)
             return {}
 
-    def _gather(self, access: KafkaAccess, view: View) -> tuple[list[DescribedGroup], list[str]]:
+    def _gather(
+        self, access: KafkaAccess, view: View, warnings: list[str]
+    ) -> tuple[list[DescribedGroup], list[str]]:
         ids = access.consumer_group_ids() if self.all_groups else list(self.groups)
         # Epochs, member types and creation times come only with the protocol layer.
         detailed = self.verbose and view is not View.OFFSETS
         found, missing = access.describe_groups(ids, detailed=detailed)
         if view is not View.OFFSETS:
-            recorded = self._recorded_starts(access, found) if view is View.STATE else {}
+            recorded = self._recorded_starts(access, found, warnings) if view is View.STATE else {}
             return [
                 DescribedGroup(found[g], recorded_start_ms=recorded.get(g)) for g in java_sorted(found)
             ], missing

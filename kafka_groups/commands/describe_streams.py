@@ -15,7 +15,8 @@ from kafka_groups.core.streams import (
     shows_rows,
 )
 from kafka_groups.errors import ClusterError, NotFoundError, PartialFailure, UsageError
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.render import OutputFormat
+from kafka_groups.render.outcome import Outcome, Show
 from kafka_groups.render.progress import working
 from kafka_groups.settings import ConnectionArgs
 
@@ -34,7 +35,7 @@ class DescribeStreamsRequest:
     verbose: bool = False
     output: OutputFormat = OutputFormat.AUTO
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> Outcome:
         if self.view not in VIEWS:
             raise UsageError(f"Unknown view '{self.view}': choose from {', '.join(VIEWS)}")
         if not self.groups and not self.all_groups:
@@ -46,10 +47,12 @@ class DescribeStreamsRequest:
             working("Describing streams groups…", enabled=self.all_groups),
         ):
             described, missing = self._gather(access)
-        emit(StreamsDescribeResult(self.view, self.verbose, tuple(described), tuple(missing)), self.output)
+        result = StreamsDescribeResult(self.view, self.verbose, tuple(described), tuple(missing))
+        failure = None
         if missing:
             message = "; ".join(missing.values())
-            raise PartialFailure(message) if described else NotFoundError(message)
+            failure = PartialFailure(message) if described else NotFoundError(message)
+        return Outcome(result, self.output, failure=failure)
 
     def _gather(self, access: KafkaAccess) -> tuple[list[DescribedStreamsGroup], dict[str, str]]:
         # The Apache tool describes the groups in the order given (or listed), repeats included.

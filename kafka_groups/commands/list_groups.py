@@ -14,7 +14,8 @@ from kafka_groups.core.groups import (
     select_consumer_groups,
     select_streams_groups,
 )
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.render import OutputFormat
+from kafka_groups.render.outcome import Outcome, Show
 from kafka_groups.settings import ConnectionArgs
 
 
@@ -28,7 +29,7 @@ class ListGroupsRequest:
     streams: bool = False  # kafka-streams-groups
     output: OutputFormat = OutputFormat.AUTO
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> Outcome:
         if self.streams:
             states = parse_streams_state_filter(self.state)
             types = frozenset({"Streams"})
@@ -42,7 +43,7 @@ class ListGroupsRequest:
             if self.streams
             else select_consumer_groups(listings, states, types)
         )
-        emit(
+        return Outcome(
             GroupListResult(
                 groups=chosen,
                 show_type=self.show_type or self.group_type is not None,

@@ -3,9 +3,11 @@
 1. :meth:`ResetOffsetsRequest.spec` validates the flags (nothing contacted yet);
 2. :func:`~kafka_groups.commands.reset_gather.gather` reads a snapshot of the cluster;
 3. :func:`~kafka_groups.core.reset_plan.plan_reset` (pure) turns it into the plan;
-4. the plan is shown and, with ``--execute``,
+4. with ``--execute``, the plan is shown through the runner's ``show`` callback (in the text
+   layout, before the commit, as the Apache tool) and
    :func:`~kafka_groups.commands.reset_apply.apply_reset` commits that very plan;
-5. the result is rendered (``kafka_groups.render.reset``) and its error, if any, raised."""
+5. the :class:`~kafka_groups.render.outcome.Outcome` is returned: the runner prints it
+   (``kafka_groups.render.reset``) and turns its failure into the exit code."""
 
 from __future__ import annotations
 
@@ -27,8 +29,8 @@ from kafka_groups.core.reset_plan import (
     reset_failure,
 )
 from kafka_groups.errors import UsageError
-from kafka_groups.render import OutputFormat, emit, resolve_format, say, wants_detail
-from kafka_groups.render.reset import report
+from kafka_groups.render import OutputFormat, resolve_format, wants_detail
+from kafka_groups.render.outcome import Outcome, Show
 from kafka_groups.settings import ConnectionArgs
 
 NO_EXECUTE_WARNING = (
@@ -115,14 +117,17 @@ class ResetOffsetsRequest:
             )
         return notices
 
-    # -- the work: gather, plan, show, apply, show what happened ------------------------------
-    def execute(self) -> None:
+    # -- the work: gather, plan, show, apply, return what happened -----------------------------
+    def execute(self, show: Show | None = None) -> Outcome:
         spec = self.spec()
-        say(self.notices(spec))
+        warnings = tuple(self.notices(spec))
+        if show is not None:  # said before the cluster is contacted
+            show(Outcome(warnings=warnings))
+            warnings = ()
         request = self.planning(spec)
-        # The plan is printed before the commit (as the Apache tool prints it) in its text
+        # The plan is shown before the commit (as the Apache tool prints it) in its text
         # layout; the richer formats and streams show what the commit did, so they come after.
-        early = self.execute_changes and not self.streams
+        early = self.execute_changes and not self.streams and show is not None
         early = early and resolve_format(self.output, sys.stdout) is OutputFormat.TEXT
         with cluster_session(self.connection) as access:
             from kafka_groups.render.progress import working
@@ -139,14 +144,9 @@ class ResetOffsetsRequest:
                 messages=plan.messages,
             )
             result = replace(result, error=reset_failure(result))
-            if self.execute_changes and plan.groups:
-                if early:
-                    emit(result, self.output)
-                result = apply_reset(access, result, self.connection, self.backup_dir)
-            else:
-                early = False
-        if not early:
-            emit(result, self.output)
-        report(result)
-        if result.error is not None:
-            raise result.error
+            if not (self.execute_changes and plan.groups):
+                return Outcome(result, self.output, warnings, failure=result.error)
+            if early and show is not None:
+                show(Outcome(result, self.output, before_write=True))
+            result = apply_reset(access, result, self.connection, self.backup_dir)
+        return Outcome(result, self.output, warnings, failure=result.error, shown=early)

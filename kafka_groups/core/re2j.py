@@ -15,6 +15,8 @@ decides acceptance. Escapes and character classes are read by
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from kafka_groups.core.re2j_chars import (
     DUPLICATE_NAMED_CAPTURE,
     INTERNAL_ERROR,
@@ -58,6 +60,7 @@ __all__ = [
     "UNICODE_CATEGORIES",
     "UNICODE_SCRIPTS",
     "Re2jSyntaxError",
+    "RegexVerdict",
     "re2j_error",
     "validate_regex_report",
 ]
@@ -75,6 +78,14 @@ def re2j_error(pattern: str) -> str | None:
     except Re2jSyntaxError as refused:
         return refused.description
     return None
+
+
+@dataclass(frozen=True)
+class RegexVerdict:
+    """The answer of ``--validate-regex``: the pattern and RE2J's reason, None when valid."""
+
+    regex: str
+    error: str | None
 
 
 def validate_regex_report(pattern: str) -> str:

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_groups.core.plan_file import export_csv
 from kafka_groups.core.reset_plan import ResetResult
-from kafka_groups.render import say
 
 if TYPE_CHECKING:
     from kafka_groups.render.registry import TableSpec
@@ -123,16 +122,15 @@ def csv(result: ResetResult) -> list[list[str]]:
     return [header] + [[g, t, str(p), "" if c is None else str(c), str(n)] for g, t, p, c, n in _rows(result)]
 
 
-def report(result: ResetResult) -> None:
+def after(result: ResetResult) -> list[str]:
     """After the plan (or what the commit did): the read-back notes, then, as the Apache tool,
     one error line per active consumer group that was not reset (streams print theirs above)."""
-    say(result.notes, escape=False)
     refused = () if result.streams else result.plan.refused
-    say(
-        [
+    return [
+        *result.notes,
+        *(
             f"Error: Assignments can only be reset if the group '{group}' is inactive, "
             f"but the current state is {state}."
             for group, state in refused
-        ],
-        escape=False,
-    )
+        ),
+    ]
