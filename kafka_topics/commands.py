@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from kafka_groups.commands.backup import connection_flags
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.errors import CliError, TopicCommandError
-from kafka_groups.render import OutputFormat, stderr_line, stdout_line
+from kafka_groups.render import OutputFormat, stdout_line
 from kafka_groups.render.outcome import Outcome, Show
 from kafka_groups.settings import ConnectionArgs, ConnectionSettings
 from kafka_topics.changes import (
@@ -196,7 +196,8 @@ class AlterTopicRequest:
             # The broker checks the change first (a refusal is its own error line, as the Apache
             # tool prints it); then what is sent is announced, sent, and read back when in doubt.
             access.create_partitions(targets, validate_only=True)
-            verdict = None if self.dry_run else self._send(access, targets, before)
+            notes: list[str] = []
+            verdict = None if self.dry_run else self._send(access, targets, before, notes)
             if verdict is not None and (failure := verdict.failure()) is not None:
                 return Outcome(failure=failure)  # not added, or not known: exit 1 or 4
             warnings: tuple[str, ...] = ()
@@ -220,16 +221,18 @@ class AlterTopicRequest:
         result = AlterResult(
             tuple((n, before[n], self.partitions) for n in names), tuple(groups), self.dry_run
         )
-        return Outcome(result, self.output, warnings, notices=tuple(result.guard_lines(self.connection)))
+        return Outcome(result, self.output, warnings, notices=(*notes, *result.guard_lines(self.connection)))
 
     def _send(
         self,
         access: KafkaAccess,
         targets: dict[str, tuple[int, list[list[int]] | None]],
         before: dict[str, int],
+        notes: list[str],
     ) -> Verdict | None:
         """Add the partitions; when the answer is lost, count them again. Returns the verdict
-        to conclude when a topic did not grow or could not be counted."""
+        to conclude when a topic did not grow or could not be counted; ``notes`` gets what is
+        worth saying about a lost answer whose change landed."""
         from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify
 
         grows = ", ".join(f"{n} ({before[n]} -> {self.partitions})" for n in targets)
@@ -251,9 +254,9 @@ class AlterTopicRequest:
         wanted = {n: self.partitions for n in targets}
         units = {f"topic '{n}'": classify(sent.state, {n: before[n]}, {n: wanted[n]}) for n in targets}
         if all(landed is Landed.DONE for landed in units.values()):
-            stderr_line(
+            notes.append(
                 f'Note: adding partitions answered "{sent.send_error}", but the topics have them: '
-                "the change is done.",
+                "the change is done."
             )
             return None
         why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error

@@ -63,19 +63,21 @@ class DeleteStreamsGroupsRequest:
             raise UsageError("Option [delete] takes one of these options: [all-groups], [group]")
         with cluster_session(self.connection) as access:
             warnings: list[str] = []
-            result, verdict = self._delete(access, warnings, show)
+            notes: list[str] = []
+            result, verdict = self._delete(access, show, warnings, notes)
         failure = verdict.failure() if verdict is not None else None
         if failure is None and result.internal_failed and not result.failed:
             group, error = result.internal_failed[0]
             failure = CliError(f"the internal topics of streams group '{group}' were not deleted: {error}")
         failure = failure or deletion_failure(result.outcome, result.problem(), None)
-        return Outcome(result, self.output, tuple(warnings), failure=failure)
+        return Outcome(result, self.output, tuple(warnings), notices=tuple(notes), failure=failure)
 
     def _delete(
-        self, access: KafkaAccess, warnings: list[str], show: Show | None
+        self, access: KafkaAccess, show: Show | None, warnings: list[str], notes: list[str]
     ) -> tuple[GroupDeleteResult, Verdict | None]:
         """Delete the groups (and their chosen internal topics). What must be said before the
-        deletion is shown through ``show``, or left in ``warnings`` when there is none."""
+        deletion is shown through ``show``, or left in ``warnings`` when there is none; what
+        is noted about the deletion goes to ``notes``."""
         streams = select_streams_groups(access.list_groups(frozenset({"Streams"})), frozenset())
         listed = {g.group_id: g.state for g in streams}
         ids = list(listed) if self.all_groups else list(dict.fromkeys(self.groups))
@@ -110,6 +112,7 @@ class DeleteStreamsGroupsRequest:
         sent, backup, verdict = deletion.run(
             todo, current, [g for g in todo if current[g]], _streams_groups_left
         )
+        notes.extend(deletion.notes)
         answers.update(sent)
         result = GroupDeleteResult.of(answers, backup, kind="streams")
         if not self.delete_all_internal_topics or not topics:

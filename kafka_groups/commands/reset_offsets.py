@@ -136,6 +136,7 @@ class ResetOffsetsRequest:
             with working("Planning the reset…", enabled=self.all_groups or len(self.groups) > 1):
                 snapshot = gather(access, request, self.groups, self.all_groups, wants_detail(self.output))
             plan = plan_reset(request, snapshot)
+            warnings += snapshot.notices
             result = ResetResult(
                 plan,
                 export=self.export,
@@ -146,7 +147,8 @@ class ResetOffsetsRequest:
             result = replace(result, error=reset_failure(result))
             if not (self.execute_changes and plan.groups):
                 return Outcome(result, self.output, warnings, failure=result.error)
-            if early and show is not None:
-                show(Outcome(result, self.output, before_write=True))
+            if show is not None:  # before the commit: the warnings, and the plan when early
+                show(Outcome(result if early else None, self.output, warnings, before_write=True))
+                warnings = ()
             result = apply_reset(access, result, self.connection, self.backup_dir)
         return Outcome(result, self.output, warnings, failure=result.error, shown=early)

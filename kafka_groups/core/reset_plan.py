@@ -66,6 +66,7 @@ class Snapshot:
     starts: Offsets = field(default_factory=dict)
     ends: Offsets = field(default_factory=dict)
     by_time: Mapping[int, Mapping[TopicPartition, int | None]] = field(default_factory=dict)  # per stamp
+    notices: tuple[str, ...] = ()  # what the reading found worth saying (where the starts came from)
 
 
 @dataclass(frozen=True)
