@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_groups.render import describe, groups_list, topics_list
 from kafka_groups.render.outcome import Outcome
 
 
@@ -57,17 +57,30 @@ def deliver(outcome: Outcome) -> None:
 
 
 def renderer_for(result: object) -> Renderer:
+    # A verdict of --validate-regex can exist only once its module is loaded: checked first,
+    # without loading the result modules of the commands that reach the cluster.
+    re2j = sys.modules.get("kafka_groups.core.re2j")
+    if re2j is not None and isinstance(result, re2j.RegexVerdict):
+        from kafka_groups.render import regex
+
+        return Renderer(regex.text, regex.table, regex.json, regex.csv, terminal_text=regex.terminal_text)
     from kafka_groups.core.groups import GroupListResult
 
     if isinstance(result, GroupListResult):
+        from kafka_groups.render import groups_list
+
         return Renderer(groups_list.text, groups_list.table, groups_list.json, groups_list.csv)
     from kafka_groups.core.describe import DescribeResult
     from kafka_groups.core.topics import TopicListResult
 
     if isinstance(result, DescribeResult):
+        from kafka_groups.render import describe
+
         return Renderer(describe.text, describe.table, describe.json, describe.csv, describe.notices, True)
 
     if isinstance(result, TopicListResult):
+        from kafka_groups.render import topics_list
+
         return Renderer(topics_list.text, topics_list.table, topics_list.json, topics_list.csv)
     from kafka_groups.core.streams import StreamsDescribeResult
 
@@ -104,10 +117,4 @@ def renderer_for(result: object) -> Renderer:
 
         kind = kinds[type(result)]
         return Renderer(*(getattr(topics, f"{kind}_{form}") for form in ("text", "table", "json", "csv")))
-    from kafka_groups.core.re2j import RegexVerdict
-
-    if isinstance(result, RegexVerdict):
-        from kafka_groups.render import regex
-
-        return Renderer(regex.text, regex.table, regex.json, regex.csv, terminal_text=regex.terminal_text)
     raise TypeError(f"no renderer for {type(result).__name__}")
