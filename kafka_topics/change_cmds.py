@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.runner import perform
 from kafka_groups.core.selectors import check_topic_regex
 from kafka_groups.render import OutputFormat
 from kafka_topics.commands import (
@@ -72,7 +73,7 @@ def describe_command(
 
     Example: kafka-topics describe --bootstrap-server localhost:9092 --under-replicated-partitions
     """
-    DescribeTopicsRequest(
+    request = DescribeTopicsRequest(
         connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
         topic=topic,
         topic_id=topic_id,
@@ -80,7 +81,8 @@ def describe_command(
         if_exists=if_exists,
         filters=DescribeFilters(under_replicated, under_min_isr, at_min_isr, unavailable, with_overrides),
         output=output,
-    ).execute()
+    )
+    perform(request)
 
 
 def create_command(
@@ -111,7 +113,7 @@ def create_command(
     Example: kafka-topics create --bootstrap-server localhost:9092 --topic orders --partitions 6
     --replication-factor 3 --config retention.ms=86400000
     """
-    CreateTopicRequest(
+    request = CreateTopicRequest(
         connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
         topic=topic,
         partitions=partitions,
@@ -120,7 +122,8 @@ def create_command(
         configs=tuple(config or ()),
         if_not_exists=if_not_exists,
         output=output,
-    ).execute()
+    )
+    perform(request)
 
 
 def alter_command(
@@ -146,7 +149,7 @@ def alter_command(
     Example: kafka-topics alter --bootstrap-server localhost:9092 --topic orders --partitions 12 --dry-run
     """
     check_topic_regex(topic, "alter")
-    AlterTopicRequest(
+    request = AlterTopicRequest(
         connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
         topic=topic,
         partitions=partitions,
@@ -154,7 +157,8 @@ def alter_command(
         if_exists=if_exists,
         dry_run=dry_run,
         output=output,
-    ).execute()
+    )
+    perform(request)
 
 
 def delete_command(
@@ -172,9 +176,10 @@ def delete_command(
     Example: kafka-topics delete --bootstrap-server localhost:9092 --topic 'scratch-.*'
     """
     check_topic_regex(topic, "delete")
-    DeleteTopicsRequest(
+    request = DeleteTopicsRequest(
         connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
         topic=topic,
         if_exists=if_exists,
         output=output,
-    ).execute()
+    )
+    perform(request)

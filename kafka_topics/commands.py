@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from kafka_groups.commands.backup import connection_flags
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.errors import CliError, TopicCommandError
-from kafka_groups.render import OutputFormat, emit, stderr_line, stdout_line
+from kafka_groups.render import OutputFormat, stdout_line
+from kafka_groups.render.outcome import Outcome, Show
 from kafka_groups.settings import ConnectionArgs, ConnectionSettings
 from kafka_topics.changes import (
     AlterResult,
@@ -45,18 +46,19 @@ COLLISION_WARNING = (
 RECORD_CREATION_ENV = "KAFKA_GROUP_TOOLS_RECORD_CREATION"  # "0": do not record creation times
 
 
-def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -> None:
+def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -> tuple[str, ...]:
     """Record when the partitions were created, for the ``latest`` policy's max age (KIP-1327)
     on brokers that do not report it. The topic change itself has happened either way, so a
     failure here is a warning, not an error. ``created``: topic -> (its first new partition,
-    the partition count expected now, 0 when the broker's default decides)."""
+    the partition count expected now, 0 when the broker's default decides). Returns the
+    warning to print, if any."""
     import os
     import time
 
     from kafka_groups.access.policy_io import CreationRegistry
 
     if not created or os.environ.get(RECORD_CREATION_ENV, "1") == "0":
-        return
+        return ()
     try:
         layout: dict[str, tuple[int, str]] = {}
         for _ in range(20):  # a new topic reaches every broker's metadata within moments
@@ -69,10 +71,11 @@ def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -
         }
         CreationRegistry(access.settings).record_partitions(known)
     except CliError as exc:
-        stderr_line(
+        return (
             f"Warning: the creation time of the new partitions was not recorded ({exc}); consumers "
             "using the latest policy with a max age will treat them as of unknown age.",
         )
+    return ()
 
 
 def _api_timeout(settings: ConnectionSettings) -> ConnectionSettings:
@@ -104,7 +107,7 @@ class DescribeTopicsRequest:
     filters: DescribeFilters = field(default_factory=DescribeFilters)
     output: OutputFormat = OutputFormat.AUTO
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> Outcome:
         with cluster_session(self.connection, _api_timeout) as access:
             wanted_id = parse_topic_id(self.topic_id) if self.topic_id is not None else ZERO_UUID
             layout, live = access.topic_layout()
@@ -123,7 +126,7 @@ class DescribeTopicsRequest:
         if by_id:  # the Apache tool describes by id through Metadata, which has no ELR
             states = {n: without_elr(t) for n, t in states.items()}
         ordered = [states[n] for n in apache_topic_order(sorted(states))]
-        emit(TopicDescribeResult(tuple(ordered), self.filters, live, reassignments), self.output)
+        return Outcome(TopicDescribeResult(tuple(ordered), self.filters, live, reassignments), self.output)
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,7 @@ class CreateTopicRequest:
     if_not_exists: bool = False
     output: OutputFormat = OutputFormat.AUTO
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> Outcome:
         assignment = parse_replica_assignment(self.replica_assignment or "")
         configs = parse_configs(self.configs)
         # The Apache tool checks configs before it warns about the name, then the ranges.
@@ -148,10 +151,10 @@ class CreateTopicRequest:
             problem = "The replication factor must be between 1 and 32767 inclusive"
         elif self.partitions is not None and self.partitions < 1:
             problem = "The partitions must be greater than 0"
+        preface = (COLLISION_WARNING,) if warn else ()
         if problem:
-            if warn:
-                stdout_line(COLLISION_WARNING)
-            raise TopicCommandError(problem)
+            return Outcome(preface=preface, failure=TopicCommandError(problem))
+        warnings: tuple[str, ...] = ()
         with cluster_session(self.connection, _api_timeout) as access:
             try:
                 created = access.create_topic(
@@ -159,14 +162,13 @@ class CreateTopicRequest:
                 )
                 if created:
                     count = len(assignment) if assignment else self.partitions
-                    _record_creation(access, {self.topic: (0, count or 0)})
+                    warnings = _record_creation(access, {self.topic: (0, count or 0)})
             except TopicCommandError as exc:
+                # The error leaves the session as raised, with the session's secrets on it.
                 if warn and exc.kafka_code != INVALID_CONFIG:
                     stdout_line(COLLISION_WARNING)
                 raise
-        if warn:
-            stdout_line(COLLISION_WARNING)
-        emit(CreateResult(self.topic, created), self.output)
+        return Outcome(CreateResult(self.topic, created), self.output, warnings, preface=preface)
 
 
 @dataclass(frozen=True)
@@ -179,7 +181,7 @@ class AlterTopicRequest:
     dry_run: bool = False  # ours: show the change and the guard, change nothing
     output: OutputFormat = OutputFormat.AUTO
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> Outcome:
         assignment = parse_replica_assignment(self.replica_assignment or "")
         with cluster_session(self.connection, _api_timeout) as access:
             # One protocol client for all of it: metadata, CreatePartitions, the groups' offsets.
@@ -187,19 +189,20 @@ class AlterTopicRequest:
             names = _matching(layout, self.topic, False, self.if_exists)
             refuse_internal(names, self.topic, "add partitions to")
             if not names:
-                emit(AlterResult((), (), self.dry_run), self.output)
-                return
+                return Outcome(AlterResult((), (), self.dry_run), self.output)
             before = {n: layout[n][0] for n in names}
             changes = {n: new_partition_assignment(assignment, before[n]) for n in names}
             targets = {n: (self.partitions, changes[n]) for n in names}
             # The broker checks the change first (a refusal is its own error line, as the Apache
             # tool prints it); then what is sent is announced, sent, and read back when in doubt.
             access.create_partitions(targets, validate_only=True)
-            verdict = None if self.dry_run else self._send(access, targets, before)
-            if verdict is not None:
-                verdict.conclude()  # not added, or not known: exit 1 or 4
+            notes: list[str] = []
+            verdict = None if self.dry_run else self._send(access, targets, before, notes)
+            if verdict is not None and (failure := verdict.failure()) is not None:
+                return Outcome(failure=failure)  # not added, or not known: exit 1 or 4
+            warnings: tuple[str, ...] = ()
             if not self.dry_run:
-                _record_creation(access, {n: (before[n], self.partitions) for n in names})
+                warnings = _record_creation(access, {n: (before[n], self.partitions) for n in names})
             try:
                 offsets = access.committed_offsets_on(set(names))
                 landing = _landing_new_partitions_from_start(access, offsets, set(names))
@@ -208,7 +211,7 @@ class AlterTopicRequest:
                 if self.dry_run:
                     raise
                 # The partitions are added: a failure to name the groups is not the change's.
-                stderr_line(
+                warnings += (
                     f"Warning: the partitions were added, but the consumer groups with offsets on the "
                     f"topics could not be listed ({exc.message}).",
                 )
@@ -218,18 +221,18 @@ class AlterTopicRequest:
         result = AlterResult(
             tuple((n, before[n], self.partitions) for n in names), tuple(groups), self.dry_run
         )
-        emit(result, self.output)
-        for line in result.guard_lines(self.connection):
-            stderr_line(line)
+        return Outcome(result, self.output, warnings, notices=(*notes, *result.guard_lines(self.connection)))
 
     def _send(
         self,
         access: KafkaAccess,
         targets: dict[str, tuple[int, list[list[int]] | None]],
         before: dict[str, int],
+        notes: list[str],
     ) -> Verdict | None:
         """Add the partitions; when the answer is lost, count them again. Returns the verdict
-        to conclude when a topic did not grow or could not be counted."""
+        to conclude when a topic did not grow or could not be counted; ``notes`` gets what is
+        worth saying about a lost answer whose change landed."""
         from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify
 
         grows = ", ".join(f"{n} ({before[n]} -> {self.partitions})" for n in targets)
@@ -251,9 +254,9 @@ class AlterTopicRequest:
         wanted = {n: self.partitions for n in targets}
         units = {f"topic '{n}'": classify(sent.state, {n: before[n]}, {n: wanted[n]}) for n in targets}
         if all(landed is Landed.DONE for landed in units.values()):
-            stderr_line(
+            notes.append(
                 f'Note: adding partitions answered "{sent.send_error}", but the topics have them: '
-                "the change is done.",
+                "the change is done."
             )
             return None
         why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error
@@ -297,14 +300,13 @@ class DeleteTopicsRequest:
     if_exists: bool = False
     output: OutputFormat = OutputFormat.AUTO
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> Outcome:
         with cluster_session(self.connection, _api_timeout) as access:
             names = _matching(access.list_topics(), self.topic, False, self.if_exists)
             refuse_internal(names, self.topic, "delete")
             verdict = self._send(access, names) if names else None
-        emit(DeleteResult(tuple(names)), self.output)
-        if verdict is not None:
-            verdict.conclude()
+        failure = verdict.failure() if verdict is not None else None
+        return Outcome(DeleteResult(tuple(names)), self.output, failure=failure)
 
     def _send(self, access: KafkaAccess, names: list[str]) -> Verdict | None:
         """Delete the topics; when the answer is lost, list them again. Returns the verdict to

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.runner import perform
 from kafka_groups.render import OutputFormat
 from kafka_topics.list_request import TOPICS_TIMEOUT_MS, ListTopicsRequest
 
@@ -32,9 +33,10 @@ def list_command(
 
     Example: kafka-topics list --bootstrap-server localhost:9092 --topic 'orders.*'
     """
-    ListTopicsRequest(
+    request = ListTopicsRequest(
         connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
         topic=topic,
         exclude_internal=exclude_internal,
         output=output,
-    ).execute()
+    )
+    perform(request)

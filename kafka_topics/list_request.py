@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafka_groups.commands.session import cluster_session
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.render import OutputFormat
+from kafka_groups.render.outcome import Outcome, Show
 from kafka_groups.settings import ConnectionArgs
 from kafka_topics.core import TopicListResult, select_topics
 
@@ -20,7 +21,7 @@ class ListTopicsRequest:
     exclude_internal: bool = False
     output: OutputFormat = OutputFormat.AUTO
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> Outcome:
         with cluster_session(self.connection) as access:
             names = access.list_topics()
-        emit(TopicListResult(select_topics(names, self.topic, self.exclude_internal)), self.output)
+        return Outcome(TopicListResult(select_topics(names, self.topic, self.exclude_internal)), self.output)

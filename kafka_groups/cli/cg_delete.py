@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.runner import perform
 from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt
 from kafka_groups.commands.delete_groups import DeleteGroupsRequest, DeleteOffsetsRequest
 from kafka_groups.core.selectors import check_groups, check_topic_args
@@ -47,13 +48,14 @@ def delete_offsets_command(
     """
     check_groups([group])
     check_topic_args(topic)
-    DeleteOffsetsRequest(
+    request = DeleteOffsetsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         group=group,
         topics=tuple(topic),
         backup_dir=backup_dir,
         output=output,
-    ).execute()
+    )
+    perform(request)
 
 
 def delete_command(
@@ -78,7 +80,7 @@ def delete_command(
     Example: kafka-consumer-groups delete --bootstrap-server localhost:9092 --group billing
     """
     check_groups(group or ())
-    DeleteGroupsRequest(
+    request = DeleteGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
@@ -86,4 +88,5 @@ def delete_command(
         output=output,
         group_patterns=tuple(group_pattern or ()),
         exclude_groups=tuple(exclude_group or ()),
-    ).execute()
+    )
+    perform(request)

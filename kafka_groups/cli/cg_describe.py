@@ -16,6 +16,7 @@ from kafka_groups.cli.options import (
     connection,
     watch_interval,
 )
+from kafka_groups.cli.runner import perform
 from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt
 from kafka_groups.commands.describe_groups import DescribeGroupsRequest
 from kafka_groups.core.selectors import check_groups
@@ -77,7 +78,7 @@ def describe_command(
     Example: kafka-consumer-groups describe --bootstrap-server localhost:9092 --group billing --members
     """
     check_groups(group or ())
-    DescribeGroupsRequest(
+    request = DescribeGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
@@ -91,4 +92,5 @@ def describe_command(
         health=health,
         lag_time=lag_time,
         watch=watch_interval(watch),
-    ).execute()
+    )
+    perform(request)

@@ -15,6 +15,7 @@ from kafka_groups.cli.options import (
     connection,
     watch_interval,
 )
+from kafka_groups.cli.runner import perform
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.render import OutputFormat
 
@@ -49,7 +50,7 @@ def list_command(
 
     Example: kafka-consumer-groups list --bootstrap-server localhost:9092 --state stable,empty
     """
-    ListGroupsRequest(
+    request = ListGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         state=state,
         show_state=show_state,
@@ -57,4 +58,5 @@ def list_command(
         show_type=show_type,
         output=output,
         watch=watch_interval(watch),
-    ).execute()
+    )
+    perform(request)

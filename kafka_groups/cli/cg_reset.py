@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.runner import perform
 from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt, SkipActiveOpt, ToGroupOpt
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
 from kafka_groups.core.reset import Scenario
@@ -123,7 +124,7 @@ def reset_command(
         to_nearest,
         to_group,
     )
-    ResetOffsetsRequest(
+    request = ResetOffsetsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
@@ -138,7 +139,8 @@ def reset_command(
         group_patterns=tuple(group_pattern or ()),
         exclude_groups=tuple(exclude_group or ()),
         skip_active=skip_active,
-    ).execute()
+    )
+    perform(request)
 
 
 def scenarios_given(

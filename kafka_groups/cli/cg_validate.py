@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from kafka_groups.cli.options import OutputOpt
+from kafka_groups.cli.runner import perform
 from kafka_groups.commands.validate_regex import ValidateRegexRequest
 from kafka_groups.render import OutputFormat
 
@@ -21,4 +22,5 @@ def validate_regex_command(
 
     Example: kafka-consumer-groups validate-regex 'orders-.*'
     """
-    ValidateRegexRequest(regex, output=output).execute()
+    request = ValidateRegexRequest(regex, output=output)
+    perform(request)

@@ -3,9 +3,10 @@
 The shell scripts in ``completions/`` run the tool itself with ``_KAFKA_TOOLS_COMPLETE`` set
 to the shell's name; the entry points hand over to :func:`run` before importing anything
 heavy, since every TAB starts a process. The Apache flag form is completed here from the
-tables below (the options valid for the action already typed, value hints, and live group
-and topic names from the cluster named on the line); the subcommand form is completed by
-Click from the Typer app.
+tables in :mod:`kafka_groups.cli.complete_tables` (the options valid for the action already
+typed, value hints) and live group and topic names from the cluster named on the line
+(:mod:`kafka_groups.cli.complete_names`); the subcommand form is completed by Click from the
+Typer app.
 
 Output protocol (stdout, one item a line): the first line is ``files`` (let the shell
 complete file names) or ``plain``; each further line is a candidate, as the shell wants it
@@ -22,215 +23,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_groups.cli.complete_names import NameSource
+from kafka_groups.cli.complete_tables import DESCRIPTIONS, TOOLS, ToolSpec
+
+__all__ = [
+    "DESCRIPTIONS",
+    "TOOLS",
+    "Answer",
+    "Line",
+    "NameSource",
+    "ToolSpec",
+    "complete",
+    "render",
+    "run",
+    "split_line",
+]
+
 ENV_COMPLETE = "_KAFKA_TOOLS_COMPLETE"
 SHELLS = ("bash", "zsh", "fish")
-
-COMMON = ("bootstrap-server", "command-config", "timeout", "output", "debug")
-SCENARIOS = (
-    "to-earliest",
-    "to-latest",
-    "to-current",
-    "to-offset",
-    "to-datetime",
-    "by-duration",
-    "shift-by",
-    "from-file",
-    "to-start-time",
-    "to-nearest",
-    "to-group",
-)
-# Ours: selecting groups by regex (describe, delete, reset).
-SELECT = ("group-pattern", "exclude-group")
-RESET_SCOPE = ("group", "all-groups", *SELECT, "skip-active", "dry-run", "execute", "export", "backup-dir")
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """One tool's flag form as completion sees it."""
-
-    subcommands: tuple[str, ...]
-    actions: tuple[str, ...]
-    per_action: Mapping[str, tuple[str, ...]]
-    valued: frozenset[str]  # options that take a value
-    common: tuple[str, ...] = COMMON
-    # Options given at most once among each of these sets.
-    exclusive: tuple[tuple[str, ...], ...] = ()
-    repeatable: frozenset[str] = frozenset({"group", "topic", "input-topic", "config", *SELECT})
-    optional_value: frozenset[str] = frozenset({"state", "type"})
-
-    def options(self) -> set[str]:
-        return {*self.actions, *self.common, *(o for opts in self.per_action.values() for o in opts)}
-
-
-_GROUP_EXCLUSIVE = (
-    SCENARIOS,
-    ("dry-run", "execute"),
-    ("group", "all-groups", "group-pattern"),
-    ("members", "offsets", "state"),
-)
-_CG_VALUED = frozenset(
-    {"bootstrap-server", "command-config", "group", "topic", "timeout", "output", "backup-dir"}
-    | {"to-offset", "from-file", "to-datetime", "by-duration", "shift-by", "validate-regex"}
-    | {"to-group", *SELECT}
-)
-
-TOOLS: dict[str, ToolSpec] = {
-    "kafka-consumer-groups": ToolSpec(
-        subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
-        actions=("list", "describe", "reset-offsets", "delete-offsets", "delete", "validate-regex"),
-        per_action={
-            "list": ("state", "type", "watch"),
-            "describe": (
-                "group",
-                "all-groups",
-                *SELECT,
-                "members",
-                "offsets",
-                "state",
-                "verbose",
-                "health",
-                "lag-time",
-                "watch",
-            ),
-            "reset-offsets": (*RESET_SCOPE, "topic", "all-topics", *SCENARIOS),
-            "delete-offsets": ("group", "topic", "backup-dir"),
-            "delete": ("group", "all-groups", *SELECT, "backup-dir"),
-            "validate-regex": (),
-        },
-        valued=_CG_VALUED,
-        exclusive=(*_GROUP_EXCLUSIVE, ("topic", "all-topics")),
-        optional_value=frozenset({"state", "type", "watch"}),
-    ),
-    "kafka-streams-groups": ToolSpec(
-        subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
-        actions=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
-        per_action={
-            "list": ("state", "watch"),
-            "describe": (
-                "group",
-                "all-groups",
-                *SELECT,
-                "members",
-                "offsets",
-                "state",
-                "verbose",
-                "health",
-                "watch",
-            ),
-            "reset-offsets": (*RESET_SCOPE, "input-topic", "all-input-topics", *SCENARIOS),
-            "delete-offsets": ("group", "input-topic", "all-input-topics", "backup-dir"),
-            "delete": (
-                "group",
-                "all-groups",
-                *SELECT,
-                "delete-internal-topic",
-                "delete-all-internal-topics",
-                "backup-dir",
-            ),
-        },
-        valued=(_CG_VALUED - {"topic", "validate-regex"}) | {"input-topic", "delete-internal-topic"},
-        exclusive=(
-            *_GROUP_EXCLUSIVE,
-            ("input-topic", "all-input-topics"),
-            ("delete-internal-topic", "delete-all-internal-topics"),
-        ),
-        repeatable=frozenset({"group", "input-topic", "delete-internal-topic", *SELECT}),
-        optional_value=frozenset({"state", "watch"}),
-    ),
-    "kafka-topics": ToolSpec(
-        subcommands=("list", "describe", "create", "alter", "delete"),
-        actions=("list", "describe", "create", "alter", "delete"),
-        per_action={
-            "list": ("topic", "exclude-internal"),
-            "describe": (
-                "topic",
-                "topic-id",
-                "exclude-internal",
-                "under-replicated-partitions",
-                "under-min-isr-partitions",
-                "at-min-isr-partitions",
-                "unavailable-partitions",
-                "topics-with-overrides",
-                "if-exists",
-                "partition-size-limit-per-response",
-            ),
-            "create": (
-                "topic",
-                "partitions",
-                "replication-factor",
-                "replica-assignment",
-                "config",
-                "if-not-exists",
-            ),
-            "alter": ("topic", "partitions", "replica-assignment", "if-exists", "dry-run"),
-            "delete": ("topic", "topic-id", "if-exists"),
-        },
-        valued=frozenset(
-            {"bootstrap-server", "command-config", "output", "topic", "topic-id", "partitions"}
-            | {"replication-factor", "replica-assignment", "config", "partition-size-limit-per-response"}
-        ),
-        common=("bootstrap-server", "command-config", "output", "debug"),
-        exclusive=(
-            (
-                "under-replicated-partitions",
-                "under-min-isr-partitions",
-                "at-min-isr-partitions",
-                "unavailable-partitions",
-                "topics-with-overrides",
-            ),
-            ("topic", "topic-id"),
-        ),
-        repeatable=frozenset({"config"}),
-        optional_value=frozenset(),
-    ),
-}
-
-DESCRIPTIONS = {
-    "list": "list groups or topics",
-    "describe": "describe groups or topics",
-    "reset-offsets": "reset committed offsets (dry run unless --execute)",
-    "delete-offsets": "delete a group's committed offsets for topics",
-    "delete": "delete groups or topics",
-    "validate-regex": "check a topic regex as the broker reads it",
-    "create": "create a topic",
-    "alter": "add partitions to a topic",
-    "bootstrap-server": "host:port[,host:port] of the cluster",
-    "command-config": "client properties file (security, SASL, TLS)",
-    "timeout": "milliseconds to wait for the cluster",
-    "output": "text, table, json or csv (ours)",
-    "debug": "tracebacks and client logs (ours)",
-    "group": "a group id",
-    "all-groups": "every group",
-    "group-pattern": "groups whose whole id matches a regex (ours)",
-    "exclude-group": "leave out groups matching a regex (ours)",
-    "skip-active": "reset the inactive groups, name the active ones (ours)",
-    "topic": "a topic (topic:partitions for resets)",
-    "all-topics": "every topic the group has offsets for",
-    "input-topic": "an input topic of the streams application",
-    "dry-run": "show the new offsets without changing them",
-    "execute": "change the offsets",
-    "export": "print the plan as CSV for --from-file",
-    "backup-dir": "where the backup of the current state goes (ours)",
-    "to-earliest": "the log start",
-    "to-latest": "the log end",
-    "to-current": "the committed offsets (re-commit)",
-    "to-offset": "one offset for every partition",
-    "to-datetime": "the first offset at or after a time",
-    "by-duration": "the first offset at or after now minus a duration",
-    "shift-by": "move by N (negative: back)",
-    "from-file": "a CSV plan (--export)",
-    "to-start-time": "the group's start time (KIP-1282, ours)",
-    "to-nearest": "the nearest offset still in the log (KIP-842, ours)",
-    "to-group": "another group's committed offsets (ours)",
-    "members": "the members of each group",
-    "offsets": "the offsets of each group (the default)",
-    "state": "the group state",
-    "verbose": "more detail",
-    "health": "the loss radar: lost and at-risk records (ours)",
-    "lag-time": "the lag in time of each partition (ours)",
-    "type": "the group type",
-    "watch": "refresh every N seconds: live view, JSON Lines when piped (ours)",
-}
 
 _NOW_HINT_FORMAT = "%Y-%m-%dT%H:%M:%S.000"
 
@@ -446,50 +256,6 @@ def _shell_completion_of(command: object) -> Any:
     raise LookupError(f"no Click under {type(command).__name__}")
 
 
-class NameSource:
-    """Live names for the cluster named on the line (or in the environment), through a short
-    on-disk cache; never raises."""
-
-    def __init__(self, environ: Mapping[str, str]) -> None:
-        self.environ = environ
-
-    def _connection(self, line: Line) -> tuple[str | None, str | None]:
-        return line.values.get("bootstrap-server"), line.values.get("command-config")
-
-    def lookup(self, kind: str, line: Line) -> list[str]:
-        found = self._fetch(kind, line)
-        return sorted(found) if isinstance(found, (list, dict)) else []
-
-    def topics(self, line: Line) -> dict[str, int]:
-        found = self._fetch("topics", line)
-        return {str(k): int(v) for k, v in found.items()} if isinstance(found, dict) else {}
-
-    def _fetch(self, kind: str, line: Line) -> object:
-        from kafka_groups.cli import name_cache
-
-        bootstrap, config = self._connection(line)
-        try:
-            from kafka_groups.settings import resolve_settings
-
-            settings = resolve_settings(bootstrap, config, 1000, environ=self.environ)
-        except Exception:
-            return None
-        cached = name_cache.read(settings.bootstrap_servers, kind, self.environ)
-        if cached is not None:
-            return cached
-        import time
-
-        left = TAB_BUDGET_S - _process_age_s()
-        _hard_stop(max(left, 0.0))
-        deadline = time.monotonic() + left - LOOKUP_MARGIN_S
-        from kafka_groups.access.names import list_names
-
-        found = list_names(settings, kind, deadline)
-        if found is not None:
-            name_cache.write(settings.bootstrap_servers, kind, found, self.environ)
-        return found
-
-
 def render(shell: str, answer: Answer, incomplete: str, wordbreaks: str = "=:") -> str:
     lines = ["files" if answer.files else "plain"]
     for value, description in answer.candidates:
@@ -506,34 +272,6 @@ def render(shell: str, answer: Answer, incomplete: str, wordbreaks: str = "=:") 
         else:
             lines.append(f"{value}\t{description}" if description else value)
     return "\n".join(lines) + "\n"
-
-
-# The whole TAB, counted from the process start, ends within this; a live lookup gets what
-# is left of it less a margin for printing and exiting.
-TAB_BUDGET_S = 0.95
-LOOKUP_MARGIN_S = 0.15
-
-
-def _process_age_s() -> float:
-    """Seconds since this process started (0 where /proc cannot tell)."""
-    try:
-        with open("/proc/self/stat") as f:
-            started_ticks = int(f.read().rpartition(")")[2].split()[19])
-        with open("/proc/uptime") as f:
-            uptime = float(f.read().split()[0])
-        return max(uptime - started_ticks / os.sysconf("SC_CLK_TCK"), 0.0)
-    except (OSError, ValueError, IndexError):
-        return 0.0
-
-
-def _hard_stop(after_s: float) -> None:
-    """Whatever hangs (a paused broker, a slow disk), the shell gets its answer: the process
-    ends silently ``after_s`` from now."""
-    import threading
-
-    killer = threading.Timer(after_s, lambda: os._exit(0))
-    killer.daemon = True
-    killer.start()
 
 
 def run(prog: str, argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:

@@ -7,16 +7,39 @@ import logging
 import sys
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka_groups.apache_argv import did_you_mean, is_flag_form
 from kafka_groups.client_config import ScrubFilter, scrub, secrets_of
 from kafka_groups.errors import CliError, ExitCode, UsageError
 from kafka_groups.escape import escape_controls
 
+if TYPE_CHECKING:
+    from kafka_groups.render.outcome import Outcome, Show
+
 
 class Request(Protocol):
-    def execute(self) -> None: ...
+    def execute(self, show: Show | None = None) -> Outcome: ...
+
+
+def show_now(outcome: Outcome) -> None:
+    """The :data:`~kafka_groups.render.outcome.Show` callback commands get: print what must be
+    seen before a write (the reset plan in the Apache text layout), through the one renderer."""
+    from kafka_groups.render.registry import deliver
+
+    deliver(outcome)
+
+
+def perform(request: Request) -> int:
+    """Run a request and print its outcome; its failure, if any, is raised for
+    :func:`run_tool` to print as the last line, with its exit code."""
+    outcome = request.execute(show_now)
+    from kafka_groups.render.registry import deliver
+
+    deliver(outcome)
+    if outcome.failure is not None:
+        raise outcome.failure
+    return outcome.status
 
 
 # What a flag-form translation returns when the user asked for help or the version.
@@ -111,8 +134,7 @@ def run_tool(
                 return _flag_help(prog)
             if isinstance(request, tuple):
                 return _run_typer(load_app, prog, request)
-            request.execute()
-            return ExitCode.OK
+            return perform(request)
         return _run_typer(load_app, prog, argv)
     except CliError as exc:
         secrets = secrets_of(exc)  # those of the settings it was raised under

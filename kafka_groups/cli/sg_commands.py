@@ -18,6 +18,7 @@ from kafka_groups.cli.options import (
     connection,
     watch_interval,
 )
+from kafka_groups.cli.runner import perform
 from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt, SkipActiveOpt, ToGroupOpt
 from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
 from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
@@ -93,7 +94,7 @@ def describe_command(
         raise UsageError(
             "Option [describe] takes at most one of these options: [members], [offsets], [state]"
         )
-    DescribeStreamsRequest(
+    request = DescribeStreamsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
@@ -104,7 +105,8 @@ def describe_command(
         exclude_groups=tuple(exclude_group or ()),
         health=health,
         watch=watch_interval(watch),
-    ).execute()
+    )
+    perform(request)
 
 
 def reset_command(
@@ -179,7 +181,7 @@ def reset_command(
     check_groups(group or ())
     check_topic_args(input_topic or (), "--input-topic")
     check_names(delete_internal_topic or (), "--delete-internal-topic", "topic")
-    ResetOffsetsRequest(
+    request = ResetOffsetsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
@@ -210,7 +212,8 @@ def reset_command(
         group_patterns=tuple(group_pattern or ()),
         exclude_groups=tuple(exclude_group or ()),
         skip_active=skip_active,
-    ).execute()
+    )
+    perform(request)
 
 
 def delete_offsets_command(
@@ -233,7 +236,7 @@ def delete_offsets_command(
     """
     check_groups([group])
     check_topic_args(input_topic or (), "--input-topic")
-    DeleteOffsetsRequest(
+    request = DeleteOffsetsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         group=group,
         topics=tuple(input_topic or ()),
@@ -241,7 +244,8 @@ def delete_offsets_command(
         streams=True,
         backup_dir=backup_dir,
         output=output,
-    ).execute()
+    )
+    perform(request)
 
 
 def delete_command(
@@ -266,7 +270,7 @@ def delete_command(
     Example: kafka-streams-groups delete --bootstrap-server localhost:9092 --group my-app
     """
     check_groups(group or ())
-    DeleteStreamsGroupsRequest(
+    request = DeleteStreamsGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
@@ -275,4 +279,5 @@ def delete_command(
         output=output,
         group_patterns=tuple(group_pattern or ()),
         exclude_groups=tuple(exclude_group or ()),
-    ).execute()
+    )
+    perform(request)

@@ -15,6 +15,7 @@ from kafka_groups.cli.options import (
     connection,
     watch_interval,
 )
+from kafka_groups.cli.runner import perform
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.render import OutputFormat
 
@@ -44,11 +45,12 @@ def list_command(
 
     Example: kafka-streams-groups list --bootstrap-server localhost:9092 --state stable
     """
-    ListGroupsRequest(
+    request = ListGroupsRequest(
         connection(bootstrap_server, command_config, timeout, debug),
         state=state,
         show_state=show_state,
         streams=True,
         output=output,
         watch=watch_interval(watch),
-    ).execute()
+    )
+    perform(request)

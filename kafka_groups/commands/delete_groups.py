@@ -7,7 +7,7 @@ offsets they remove to a backup file first, so ``--reset-offsets --from-file`` c
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import check_command, narrow_backup, save_backup, undo_command, undo_hint
@@ -27,7 +27,9 @@ from kafka_groups.core.group_select import GroupSelection, announce_matches
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION, KafkaErrorInfo, error_info
 from kafka_groups.core.streams import input_partitions
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
-from kafka_groups.render import OutputFormat, emit, stderr_line
+from kafka_groups.render import OutputFormat
+from kafka_groups.render.outcome import Outcome as CommandOutcome
+from kafka_groups.render.outcome import Show
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -37,12 +39,16 @@ if TYPE_CHECKING:
 REQUEST_TIMED_OUT = 7
 
 
-def finish(outcome: Outcome, problem: str | None) -> None:
-    """Exit 1 when nothing was deleted, 3 when part was (the report is already printed)."""
+def deletion_failure(outcome: Outcome, problem: str | None, verdict: Verdict | None) -> CliError | None:
+    """Outcome unknown (4) or not applied (1, 3) as the verdict of an unanswered write says;
+    else exit 1 when nothing was deleted, 3 when part was."""
+    if verdict is not None and (failure := verdict.failure()) is not None:
+        return failure
     if problem and outcome is Outcome.FAILED:
-        raise CliError(problem)
+        return CliError(problem)
     if problem and outcome is Outcome.PARTIAL:
-        raise PartialFailure(problem)
+        return PartialFailure(problem)
+    return None
 
 
 @dataclass(frozen=True)
@@ -55,7 +61,7 @@ class DeleteOffsetsRequest:
     streams: bool = False  # kafka-streams-groups: a streams group, --input-topic
     all_input_topics: bool = False  # streams: every committed source-topic partition
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> CommandOutcome:
         if self.streams and not self.topics and not self.all_input_topics:
             raise UsageError(
                 "Option [delete-offsets] takes the [group] and one of these options: "
@@ -64,15 +70,14 @@ class DeleteOffsetsRequest:
         if not self.streams and not self.topics:
             raise UsageError("Option [delete-offsets] takes the following options: [topic], [group]")
         explicit, whole = split_topic_args(self.topics)
+        notes: list[str] = []
         with cluster_session(self.connection) as access:
-            result, verdict = self._delete(access, explicit, whole)
-        emit(result, self.output)
-        if verdict is not None:
-            verdict.conclude()
-        finish(result.outcome, result.problem())
+            result, verdict = self._delete(access, explicit, whole, notes)
+        failure = deletion_failure(result.outcome, result.problem(), verdict)
+        return CommandOutcome(result, self.output, notices=tuple(notes), failure=failure)
 
     def _delete(
-        self, access: KafkaAccess, explicit: list[TopicPartition], whole: list[str]
+        self, access: KafkaAccess, explicit: list[TopicPartition], whole: list[str], notes: list[str]
     ) -> tuple[OffsetDeleteResult, Verdict | None]:
         rows: dict[TopicPartition, KafkaErrorInfo | None] = {}
         partitions = dict.fromkeys(explicit)
@@ -111,9 +116,9 @@ class DeleteOffsetsRequest:
             error = error_info(REQUEST_TIMED_OUT)  # how the rows show a partition that did not change
             group_error, answers = None, dict.fromkeys(chosen, None if landed is Landed.DONE else error)
             if landed is Landed.DONE:
-                stderr_line(
+                notes.append(
                     f'Note: deleting the offsets answered "{sent.send_error}", but reading them back '
-                    "shows them gone: the deletion is done.",
+                    "shows them gone: the deletion is done."
                 )
             else:
                 undo = undo_command(backup, [self.group], self.connection, tool) if backup else None
@@ -148,7 +153,7 @@ class DeleteGroupsRequest:
     def selection(self) -> GroupSelection:
         return GroupSelection(self.groups, self.all_groups, self.group_patterns, self.exclude_groups)
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> CommandOutcome:
         self.selection.check("delete")
         with cluster_session(self.connection) as access:
             ids = list(dict.fromkeys(consumer_group_ids(access, self.selection)))
@@ -164,11 +169,10 @@ class DeleteGroupsRequest:
                     expected = [g for g in held if g not in found or found[g].state in ("Empty", "Dead")]
             deletion = GroupDeletion(access, self.connection, "kafka-consumer-groups", self.backup_dir)
             answers, backup, verdict = deletion.run(ids, current, expected, _consumer_groups_left)
+            notes = tuple(deletion.notes)
         result = GroupDeleteResult.of(answers, backup)
-        emit(result, self.output)
-        if verdict is not None:
-            verdict.conclude()
-        finish(result.outcome, result.problem())
+        failure = deletion_failure(result.outcome, result.problem(), verdict)
+        return CommandOutcome(result, self.output, notices=notes, failure=failure)
 
 
 def _consumer_groups_left(reader: KafkaAccess, ids: list[str]) -> set[str]:
@@ -186,6 +190,8 @@ class GroupDeletion:
     tool: str
     backup_dir: str | None
     what: str = "of the deleted groups"
+    # Notes on what the deletion did, said after the result (filled by run).
+    notes: list[str] = field(default_factory=list)
 
     def run(
         self,
@@ -230,9 +236,9 @@ class GroupDeletion:
                     undo,
                 )
             else:
-                stderr_line(
+                self.notes.append(
                     f'Note: deleting the groups answered "{sent.send_error}", but they are gone: '
-                    "the deletion is done.",
+                    "the deletion is done."
                 )
         if backup and (verdict is None or not verdict.units_in(Landed.UNKNOWN)):
             backup = narrow_backup(backup, {g: current[g] for g, error in answers.items() if error is None})

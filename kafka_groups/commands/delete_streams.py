@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import connection_flags
-from kafka_groups.commands.delete_groups import GroupDeletion, finish
+from kafka_groups.commands.delete_groups import GroupDeletion, deletion_failure
 from kafka_groups.commands.guard import Landed, Verdict, announce, delete_topics
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.delete import GroupDeleteResult
@@ -17,7 +17,8 @@ from kafka_groups.core.javaorder import string_keys_order
 from kafka_groups.core.kafka_errors import KafkaErrorInfo
 from kafka_groups.core.streams import internal_topics
 from kafka_groups.errors import CliError
-from kafka_groups.render import OutputFormat, emit, stderr_line
+from kafka_groups.render import OutputFormat
+from kafka_groups.render.outcome import Outcome, Show
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -62,19 +63,25 @@ class DeleteStreamsGroupsRequest:
     def selection(self) -> GroupSelection:
         return GroupSelection(self.groups, self.all_groups, self.group_patterns, self.exclude_groups)
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> Outcome:
         self.selection.check("delete")
         with cluster_session(self.connection) as access:
-            result, verdict = self._delete(access)
-        emit(result, self.output)
-        if verdict is not None:
-            verdict.conclude()
-        if result.internal_failed and not result.failed:
+            warnings: list[str] = []
+            notes: list[str] = []
+            result, verdict = self._delete(access, show, warnings, notes)
+        failure = verdict.failure() if verdict is not None else None
+        if failure is None and result.internal_failed and not result.failed:
             group, error = result.internal_failed[0]
-            raise CliError(f"the internal topics of streams group '{group}' were not deleted: {error}")
-        finish(result.outcome, result.problem())
+            failure = CliError(f"the internal topics of streams group '{group}' were not deleted: {error}")
+        failure = failure or deletion_failure(result.outcome, result.problem(), None)
+        return Outcome(result, self.output, tuple(warnings), notices=tuple(notes), failure=failure)
 
-    def _delete(self, access: KafkaAccess) -> tuple[GroupDeleteResult, Verdict | None]:
+    def _delete(
+        self, access: KafkaAccess, show: Show | None, warnings: list[str], notes: list[str]
+    ) -> tuple[GroupDeleteResult, Verdict | None]:
+        """Delete the groups (and their chosen internal topics). What must be said before the
+        deletion is shown through ``show``, or left in ``warnings`` when there is none; what
+        is noted about the deletion goes to ``notes``."""
         streams = select_streams_groups(access.list_groups(frozenset({"Streams"})), frozenset())
         listed = {g.group_id: g.state for g in streams}
         ids = list(dict.fromkeys(self.selection.pick(listed)))
@@ -94,12 +101,15 @@ class DeleteStreamsGroupsRequest:
                     continue
                 found = internal_topics(described[group])
                 for topic in found.not_inferred:
-                    stderr_line(
+                    warnings.append(
                         f"Warning: the internal topic '{topic}' is not named after the group '{group}' "
-                        "and is not deleted with it.",
+                        "and is not deleted with it."
                     )
                 if found.deletable:
                     topics[group] = found.deletable
+            if show is not None and warnings:
+                show(Outcome(warnings=tuple(warnings)))
+                warnings.clear()
         current: dict[str, dict[tuple[str, int], int]] = {}
         if todo:
             offsets = access.committed_offsets(todo)
@@ -108,6 +118,7 @@ class DeleteStreamsGroupsRequest:
         sent, backup, verdict = deletion.run(
             todo, current, [g for g in todo if current[g]], _streams_groups_left
         )
+        notes.extend(deletion.notes)
         answers.update(sent)
         result = GroupDeleteResult.of(answers, backup, kind="streams")
         if not self.delete_all_internal_topics or not topics:

@@ -22,8 +22,8 @@ from kafka_groups.core.describe import (
 from kafka_groups.core.group_select import GroupSelection
 from kafka_groups.core.health import HealthResult
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
-from kafka_groups.escape import escape_controls
-from kafka_groups.render import OutputFormat, emit, resolve_format, wants_detail
+from kafka_groups.render import OutputFormat, resolve_format, wants_detail
+from kafka_groups.render.outcome import Outcome, Show
 from kafka_groups.render.progress import working
 from kafka_groups.settings import ConnectionArgs
 
@@ -71,30 +71,35 @@ class DescribeGroupsRequest:
                 raise UsageError(f'Option "[{ours}]" can\'t be used with option "[{views[0].value}]"')
         return views[0] if views else View.OFFSETS
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> Outcome:
         view = self.view()
+        warnings: list[str] = []
         self.selection.check("describe")
         if self.watch is not None:
             from kafka_groups.commands.watch import watch_describe
 
-            return watch_describe(self, view, self.watch)
+            watch_describe(self, view, self.watch)
+            return Outcome()  # the watch printed its refreshes itself
         with (
             cluster_session(self.connection) as access,
             working("Describing consumer groups…", enabled=self.selection.lists),
         ):
-            gathered = self._gather(access, view)
+            gathered = self._gather(access, view, warnings)
         if isinstance(gathered, HealthResult):
-            from kafka_groups.commands.health import report
+            from kafka_groups.commands.health import health_outcome
 
-            report(gathered, self.output)
-            return
+            return health_outcome(gathered, self.output)
         described, missing, lag_times = gathered
-        emit(DescribeResult(view, self.verbose, tuple(described), tuple(missing), lag_times), self.output)
+        result = DescribeResult(view, self.verbose, tuple(described), tuple(missing), lag_times)
+        failure = None
         if missing:
             message = _missing_message(missing) or ""
-            raise PartialFailure(message) if len(described) else NotFoundError(message)
+            failure = PartialFailure(message) if len(described) else NotFoundError(message)
+        return Outcome(result, self.output, warnings=tuple(warnings), failure=failure)
 
-    def _recorded_starts(self, access: KafkaAccess, found: dict[str, GroupDescription]) -> dict[str, int]:
+    def _recorded_starts(
+        self, access: KafkaAccess, found: dict[str, GroupDescription], warnings: list[str]
+    ) -> dict[str, int]:
         """For the Rich and JSON state views: the starts kafka-group-tools recorded for groups
         the broker gives no creation time (the text layout stays KIP-1282's: broker or -)."""
         lacking = [g for g, d in found.items() if d.creation_time_ms is None or d.creation_time_ms < 0]
@@ -106,11 +111,11 @@ class DescribeGroupsRequest:
             return CreationRegistry(access.settings).group_start_times(lacking)
         except CliError as exc:
             note = f"Note: the recorded group start times could not be read ({exc.message})"
-            print(escape_controls(note), file=sys.stderr)
+            warnings.append(note)
             return {}
 
     def _gather(
-        self, access: KafkaAccess, view: View
+        self, access: KafkaAccess, view: View, warnings: list[str]
     ) -> tuple[list[DescribedGroup], list[str], LagTimes | None] | HealthResult:
         ids = consumer_group_ids(access, self.selection)
         if self.health:
@@ -121,7 +126,7 @@ class DescribeGroupsRequest:
         detailed = self.verbose and view is not View.OFFSETS
         found, missing = access.describe_groups(ids, detailed=detailed)
         if view is not View.OFFSETS:
-            recorded = self._recorded_starts(access, found) if view is View.STATE else {}
+            recorded = self._recorded_starts(access, found, warnings) if view is View.STATE else {}
             return (
                 [DescribedGroup(found[g], recorded_start_ms=recorded.get(g)) for g in java_sorted(found)],
                 missing,

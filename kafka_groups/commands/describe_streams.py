@@ -18,7 +18,8 @@ from kafka_groups.core.streams import (
     shows_rows,
 )
 from kafka_groups.errors import ClusterError, NotFoundError, PartialFailure, UsageError
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.render import OutputFormat
+from kafka_groups.render.outcome import Outcome, Show
 from kafka_groups.render.progress import working
 from kafka_groups.settings import ConnectionArgs
 
@@ -37,6 +38,7 @@ class DescribeStreamsRequest:
     verbose: bool = False
     output: OutputFormat = OutputFormat.AUTO
     health: bool = False  # ours: the loss radar (kafka_groups/commands/health.py)
+    watch: float | None = None  # --watch: seconds between refreshes (commands/watch.py)
     group_patterns: tuple[str, ...] = ()  # --group-pattern
     exclude_groups: tuple[str, ...] = ()  # --exclude-group
 
@@ -44,9 +46,7 @@ class DescribeStreamsRequest:
     def selection(self) -> GroupSelection:
         return GroupSelection(self.groups, self.all_groups, self.group_patterns, self.exclude_groups)
 
-    watch: float | None = None  # --watch: seconds between refreshes (commands/watch.py)
-
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> Outcome:
         if self.view not in VIEWS:
             raise UsageError(f"Unknown view '{self.view}': choose from {', '.join(VIEWS)}")
         self.selection.check("describe")
@@ -55,22 +55,24 @@ class DescribeStreamsRequest:
         if self.watch is not None:
             from kafka_groups.commands.watch import watch_streams
 
-            return watch_streams(self, self.watch)
+            watch_streams(self, self.watch)
+            return Outcome()  # the watch printed its refreshes itself
         with (
             cluster_session(self.connection) as access,
             working("Describing streams groups…", enabled=self.selection.lists),
         ):
             gathered = self._gather(access)
         if isinstance(gathered, HealthResult):
-            from kafka_groups.commands.health import report
+            from kafka_groups.commands.health import health_outcome
 
-            report(gathered, self.output)
-            return
+            return health_outcome(gathered, self.output)
         described, missing = gathered
-        emit(StreamsDescribeResult(self.view, self.verbose, tuple(described), tuple(missing)), self.output)
+        result = StreamsDescribeResult(self.view, self.verbose, tuple(described), tuple(missing))
+        failure = None
         if missing:
             message = "; ".join(missing.values())
-            raise PartialFailure(message) if described else NotFoundError(message)
+            failure = PartialFailure(message) if described else NotFoundError(message)
+        return Outcome(result, self.output, failure=failure)
 
     def _gather(
         self, access: KafkaAccess

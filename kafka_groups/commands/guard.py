@@ -187,6 +187,14 @@ class Verdict:
     def units_in(self, landed: Landed) -> list[str]:
         return [u for u, got in self.units.items() if got is landed]
 
+    def failure(self) -> CliError | None:
+        """What :meth:`conclude` raises, returned (None when every unit landed)."""
+        try:
+            self.conclude()
+        except CliError as exc:
+            return exc
+        return None
+
     def conclude(self) -> None:
         """Raise the documented exit for the verdict: 4 when any unit's outcome is unknown,
         3 when some landed and some did not, 1 when none did; nothing when all landed."""

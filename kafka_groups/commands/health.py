@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
     from kafka_groups.access.retention import Retention
     from kafka_groups.core.start_time import GroupStart
+    from kafka_groups.render.outcome import Outcome
 
 T = TypeVar("T")
 
@@ -181,26 +182,30 @@ def lag_times(access: KafkaAccess, described: Sequence[DescribedGroup]) -> LagTi
     return LagTimes(now_ms(), stamps)
 
 
-def report(result: HealthResult, output: Any) -> None:
-    """Print the radar and end with its exit status: LOST or AT_RISK (with the summary line on
-    stderr), else PARTIAL / NOT FOUND for groups that do not exist, else 0."""
+def health_outcome(result: HealthResult, output: Any) -> Outcome:
+    """The radar's outcome: its rows, then on stderr a note on partitions it could not check and
+    the missing groups, and its exit status: LOST or AT_RISK (the summary line), else PARTIAL /
+    NOT FOUND for groups that do not exist, else 0."""
     from kafka_groups.errors import NotFoundError, PartialFailure
-    from kafka_groups.render import emit
+    from kafka_groups.render.outcome import Outcome
 
-    emit(result, output)
+    notices: list[str] = []
     unknown = sum(g.count(Status.UNKNOWN) for g in result.groups)
     if unknown:
-        note = f"Note: {unknown} partition{'s' if unknown != 1 else ''} could not be checked (status unknown)"
-        print(note, file=sys.stderr)
+        notices.append(
+            f"Note: {unknown} partition{'s' if unknown != 1 else ''} could not be checked (status unknown)"
+        )
     severity = result.severity
     missing_message = result.missing_note
+    failure: CliError | None = None
     if severity is not Severity.HEALTHY:
         if missing_message:
-            print(escape_controls(f"Error: {missing_message}"), file=sys.stderr)
+            notices.append(escape_controls(f"Error: {missing_message}"))
         code = ExitCode.LOST if severity is Severity.LOST else ExitCode.AT_RISK
-        raise HealthAlert(summary(result), code)
-    if missing_message:
-        raise PartialFailure(missing_message) if result.groups else NotFoundError(missing_message)
+        failure = HealthAlert(summary(result), code)
+    elif missing_message:
+        failure = PartialFailure(missing_message) if result.groups else NotFoundError(missing_message)
+    return Outcome(result, output, notices=tuple(notices), failure=failure)
 
 
 def _now() -> int:

@@ -16,7 +16,8 @@ from kafka_groups.core.groups import (
     select_consumer_groups,
     select_streams_groups,
 )
-from kafka_groups.render import OutputFormat, emit
+from kafka_groups.render import OutputFormat
+from kafka_groups.render.outcome import Outcome, Show
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ class ListGroupsRequest:
     output: OutputFormat = OutputFormat.AUTO
     watch: float | None = None  # --watch: seconds between refreshes (commands/watch.py)
 
-    def execute(self) -> None:
+    def execute(self, show: Show | None = None) -> Outcome:
         if self.streams:
             states = parse_streams_state_filter(self.state)
             types = frozenset({"Streams"})
@@ -44,10 +45,11 @@ class ListGroupsRequest:
         if self.watch is not None:
             from kafka_groups.commands.watch import watch_list
 
-            return watch_list(self, states, types, self.watch)
+            watch_list(self, states, types, self.watch)
+            return Outcome()  # the watch printed its refreshes itself
         with cluster_session(self.connection) as access:
             chosen = self._chosen(access, states, types)
-        emit(
+        return Outcome(
             GroupListResult(
                 groups=chosen,
                 show_type=self.show_type or self.group_type is not None,

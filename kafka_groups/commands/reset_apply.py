@@ -115,18 +115,9 @@ def apply_reset(
         messages=result.messages + tuple(deleted),
         notes=tuple(notes),
     )
-    return replace(applied, error=verdict_failure(verdict) or reset_failure(applied))
-
-
-def verdict_failure(verdict: Verdict) -> CliError | None:
-    """Outcome unknown (exit 4, with the check and the undo) when any unit's is."""
-    if not verdict.units_in(Landed.UNKNOWN):
-        return None
-    try:
-        verdict.conclude()
-    except CliError as exc:
-        return exc
-    return None  # pragma: no cover - conclude raises when a unit is unknown
+    # Outcome unknown (exit 4, with the check and the undo) when any unit's is.
+    unknown = verdict.failure() if verdict.units_in(Landed.UNKNOWN) else None
+    return replace(applied, error=unknown or reset_failure(applied))
 
 
 def recheck(access: KafkaAccess, plan: Plan) -> None:

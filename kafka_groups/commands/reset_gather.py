@@ -76,13 +76,12 @@ def gather_groups(access: KafkaAccess, request: ResetRequest, selection: GroupSe
 
 def _with_starts(access: KafkaAccess, request: ResetRequest, snapshot: Snapshot, supported: bool) -> Snapshot:
     """--to-start-time: each group's start, the broker's creation time or else the start our
-    consumer helper or pipeline recorded; one stderr line names the source. ``supported``:
+    consumer helper or pipeline recorded; one notice of the snapshot names the source. ``supported``:
     the broker can report creation times (which decides the KIP's refusal text)."""
     if request.spec.scenario is not Scenario.TO_START_TIME:
         return snapshot
     from kafka_groups.access.policy_io import group_starts
     from kafka_groups.core.start_time import source_notice, start_time_refusal
-    from kafka_groups.render import say
 
     facts = snapshot.facts
     broker = {g: facts[g].creation_time_ms if g in facts else None for g in snapshot.ids}
@@ -90,11 +89,10 @@ def _with_starts(access: KafkaAccess, request: ResetRequest, snapshot: Snapshot,
     lacking = [g for g in snapshot.ids if g not in starts]
     if lacking:
         raise start_time_refusal(lacking[0], supported)
-    if starts:
-        say([source_notice(starts)])
+    notices = (source_notice(starts),) if starts else ()
     dead = GroupFacts("Dead")
     started = {g: replace(facts.get(g, dead), start_ms=s.time_ms) for g, s in starts.items()}
-    return replace(snapshot, facts={**facts, **started})
+    return replace(snapshot, facts={**facts, **started}, notices=snapshot.notices + notices)
 
 
 def gather(

@@ -3,9 +3,11 @@
 1. :meth:`ResetOffsetsRequest.spec` validates the flags (nothing contacted yet);
 2. :func:`~kafka_groups.commands.reset_gather.gather` reads a snapshot of the cluster;
 3. :func:`~kafka_groups.core.reset_plan.plan_reset` (pure) turns it into the plan;
-4. the plan is shown and, with ``--execute``,
+4. with ``--execute``, the plan is shown through the runner's ``show`` callback (in the text
+   layout, before the commit, as the Apache tool) and
    :func:`~kafka_groups.commands.reset_apply.apply_reset` commits that very plan;
-5. the result is rendered (``kafka_groups.render.reset``) and its error, if any, raised."""
+5. the :class:`~kafka_groups.render.outcome.Outcome` is returned: the runner prints it
+   (``kafka_groups.render.reset``) and turns its failure into the exit code."""
 
 from __future__ import annotations
 
@@ -30,8 +32,8 @@ from kafka_groups.core.reset_plan import (
 )
 from kafka_groups.core.selectors import check_groups
 from kafka_groups.errors import UsageError
-from kafka_groups.render import OutputFormat, emit, resolve_format, say, wants_detail
-from kafka_groups.render.reset import report
+from kafka_groups.render import OutputFormat, resolve_format, wants_detail
+from kafka_groups.render.outcome import Outcome, Show
 from kafka_groups.settings import ConnectionArgs
 
 NO_EXECUTE_WARNING = (
@@ -129,14 +131,17 @@ class ResetOffsetsRequest:
             )
         return notices
 
-    # -- the work: gather, plan, show, apply, show what happened ------------------------------
-    def execute(self) -> None:
+    # -- the work: gather, plan, show, apply, return what happened -----------------------------
+    def execute(self, show: Show | None = None) -> Outcome:
         spec = self.spec()
-        say(self.notices(spec))
+        warnings = tuple(self.notices(spec))
+        if show is not None:  # said before the cluster is contacted
+            show(Outcome(warnings=warnings))
+            warnings = ()
         request = self.planning(spec)
-        # The plan is printed before the commit (as the Apache tool prints it) in its text
+        # The plan is shown before the commit (as the Apache tool prints it) in its text
         # layout; the richer formats and streams show what the commit did, so they come after.
-        early = self.execute_changes and not self.streams
+        early = self.execute_changes and not self.streams and show is not None
         early = early and resolve_format(self.output, sys.stdout) is OutputFormat.TEXT
         with cluster_session(self.connection) as access:
             from kafka_groups.render.progress import working
@@ -145,6 +150,7 @@ class ResetOffsetsRequest:
             with working("Planning the reset…", enabled=self.selection.many):
                 snapshot = gather(access, request, self.selection, wants_detail(self.output))
             plan = plan_reset(request, snapshot)
+            warnings += snapshot.notices
             result = ResetResult(
                 plan,
                 export=self.export,
@@ -153,14 +159,10 @@ class ResetOffsetsRequest:
                 messages=plan.messages,
             )
             result = replace(result, error=reset_failure(result))
-            if self.execute_changes and plan.groups:
-                if early:
-                    emit(result, self.output)
-                result = apply_reset(access, result, self.connection, self.backup_dir)
-            else:
-                early = False
-        if not early:
-            emit(result, self.output)
-        report(result)
-        if result.error is not None:
-            raise result.error
+            if not (self.execute_changes and plan.groups):
+                return Outcome(result, self.output, warnings, failure=result.error)
+            if show is not None:  # before the commit: the warnings, and the plan when early
+                show(Outcome(result if early else None, self.output, warnings, before_write=True))
+                warnings = ()
+            result = apply_reset(access, result, self.connection, self.backup_dir)
+        return Outcome(result, self.output, warnings, failure=result.error, shown=early)

@@ -223,7 +223,7 @@ class _DescribeWatch:
 
     def read(self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float) -> tuple[Frame, object]:
         # The one-shot command's own gather step (patterns and selections apply alike).
-        gathered = self.request._gather(access, View.OFFSETS)
+        gathered = self.request._gather(access, View.OFFSETS, [])  # the offsets view warns of nothing
         if isinstance(gathered, HealthResult):  # watch_describe refuses --health
             raise UsageError("--watch cannot be used with --health")
         described, missing, lag_times = gathered

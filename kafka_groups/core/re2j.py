@@ -9,69 +9,66 @@ version Kafka 4.3 ships), and the refusal texts are RE2J's own descriptions, wor
 
 Only syntax is checked, as ``Pattern.compile`` does: the parser's stack is modelled by the
 kind of each entry (an expression, an open group, an alternation bar), which is all that
-decides acceptance. Pure code: no I/O.
+decides acceptance. Escapes and character classes are read by
+:mod:`kafka_groups.core.re2j_chars`. Pure code: no I/O.
 """
 
 from __future__ import annotations
 
-# RE2J's error descriptions (PatternSyntaxException.getDescription()).
-INTERNAL_ERROR = "regexp/syntax: internal error"
-INVALID_CHAR_RANGE = "invalid character class range"
-INVALID_ESCAPE = "invalid escape sequence"
-INVALID_NAMED_CAPTURE = "invalid named capture"
-INVALID_PERL_OP = "invalid or unsupported Perl syntax"
-INVALID_REPEAT_OP = "invalid nested repetition operator"
-INVALID_REPEAT_SIZE = "invalid repeat count"
-MISSING_BRACKET = "missing closing ]"
-MISSING_PAREN = "missing closing )"
-MISSING_REPEAT_ARGUMENT = "missing argument to repetition operator"
-TRAILING_BACKSLASH = "trailing backslash at end of expression"
-DUPLICATE_NAMED_CAPTURE = "duplicate capture group name"
+from dataclasses import dataclass
 
-MAX_REPEAT = 1000
-
-
-def _names(words: str) -> frozenset[str]:
-    return frozenset(words.split(" "))
-
-
-# The Unicode classes RE2J 1.8 knows for \p{..} (its UnicodeTables.CATEGORIES and SCRIPTS,
-# read from re2j-1.8.jar), plus "Any". Names are case-sensitive.
-UNICODE_CATEGORIES = _names(
-    "C Cc Cf Co Cs L Ll Lm Lo Lt Lu M Mc Me Mn N Nd Nl No P Pc Pd Pe Pf Pi Po Ps S Sc Sk Sm So Z Zl Zp Zs"
+from kafka_groups.core.re2j_chars import (
+    DUPLICATE_NAMED_CAPTURE,
+    INTERNAL_ERROR,
+    INVALID_CHAR_RANGE,
+    INVALID_ESCAPE,
+    INVALID_NAMED_CAPTURE,
+    INVALID_PERL_OP,
+    INVALID_REPEAT_OP,
+    INVALID_REPEAT_SIZE,
+    MAX_REPEAT,
+    MISSING_BRACKET,
+    MISSING_PAREN,
+    MISSING_REPEAT_ARGUMENT,
+    PERL_CLASSES,
+    POSIX_CLASSES,
+    TRAILING_BACKSLASH,
+    UNICODE_CATEGORIES,
+    UNICODE_SCRIPTS,
+    Re2jSyntaxError,
+    char_class,
+    escape,
+    is_ascii_alnum,
+    unicode_class,
 )
-UNICODE_SCRIPTS = _names(
-    "Arabic Armenian Avestan Balinese Bamum Batak Bengali Bopomofo Brahmi Braille Buginese "
-    "Buhid Canadian_Aboriginal Carian Cham Cherokee Common Coptic Cuneiform Cypriot Cyrillic "
-    "Deseret Devanagari Egyptian_Hieroglyphs Ethiopic Georgian Glagolitic Gothic Greek "
-    "Gujarati Gurmukhi Han Hangul Hanunoo Hebrew Hiragana Imperial_Aramaic Inherited "
-    "Inscriptional_Pahlavi Inscriptional_Parthian Javanese Kaithi Kannada Katakana Kayah_Li "
-    "Kharoshthi Khmer Lao Latin Lepcha Limbu Linear_B Lisu Lycian Lydian Malayalam Mandaic "
-    "Meetei_Mayek Mongolian Myanmar New_Tai_Lue Nko Ogham Ol_Chiki Old_Italic Old_Persian "
-    "Old_South_Arabian Old_Turkic Oriya Osmanya Phags_Pa Phoenician Rejang Runic Samaritan "
-    "Saurashtra Shavian Sinhala Sundanese Syloti_Nagri Syriac Tagalog Tagbanwa Tai_Le Tai_Tham "
-    "Tai_Viet Tamil Telugu Thaana Thai Tibetan Tifinagh Ugaritic Unknown Vai Yi"
-)
-_POSIX_NAMES = _names("alnum alpha ascii blank cntrl digit graph lower print punct space upper word xdigit")
-POSIX_CLASSES = frozenset(f"[:{neg}{name}:]" for name in _POSIX_NAMES for neg in ("", "^"))
 
-_PERL_CLASSES = frozenset("dDsSwW")
+# The error texts, the class tables and the exception are part of this module's interface.
+__all__ = [
+    "DUPLICATE_NAMED_CAPTURE",
+    "INTERNAL_ERROR",
+    "INVALID_CHAR_RANGE",
+    "INVALID_ESCAPE",
+    "INVALID_NAMED_CAPTURE",
+    "INVALID_PERL_OP",
+    "INVALID_REPEAT_OP",
+    "INVALID_REPEAT_SIZE",
+    "MISSING_BRACKET",
+    "MISSING_PAREN",
+    "MISSING_REPEAT_ARGUMENT",
+    "POSIX_CLASSES",
+    "TRAILING_BACKSLASH",
+    "UNICODE_CATEGORIES",
+    "UNICODE_SCRIPTS",
+    "Re2jSyntaxError",
+    "RegexVerdict",
+    "re2j_error",
+    "validate_regex_report",
+]
+
 _FLAGS = frozenset("imsU")
-_C_ESCAPES = {"a": 7, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
-_OCTAL = frozenset("01234567")
-_HEX = {c: int(c, 16) for c in "0123456789abcdefABCDEF"}
-_MAX_RUNE = 0x10FFFF
 
 # The kinds of entries on the parser's stack.
 _EXPR, _OPEN, _BAR = "expr", "open", "bar"
-
-
-class Re2jSyntaxError(ValueError):
-    """The pattern does not compile; ``description`` is RE2J's text for the reason."""
-
-    def __init__(self, description: str) -> None:
-        super().__init__(description)
-        self.description = description
 
 
 def re2j_error(pattern: str) -> str | None:
@@ -83,16 +80,20 @@ def re2j_error(pattern: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class RegexVerdict:
+    """The answer of ``--validate-regex``: the pattern and RE2J's reason, None when valid."""
+
+    regex: str
+    error: str | None
+
+
 def validate_regex_report(pattern: str) -> str:
     """The line ``kafka-consumer-groups --validate-regex`` prints (the Apache tool's words)."""
     error = re2j_error(pattern)
     if error is None:
         return f"The regular expression `{pattern}` is valid."
     return f"The regular expression `{pattern}` is invalid: {error}."
-
-
-def _isalnum(c: str) -> bool:
-    return c.isascii() and c.isalnum()
 
 
 class _Parser:
@@ -156,7 +157,7 @@ class _Parser:
                 self.stack.append(_EXPR)
                 i += 1
             elif c == "[":
-                i = self._char_class(i)
+                i = char_class(self.s, i)
                 self.stack.append(_EXPR)
             elif c in "*+?":
                 i = self._repetition(i + 1, last_was_repeat)
@@ -241,7 +242,7 @@ class _Parser:
             if end < 0:
                 raise Re2jSyntaxError(INVALID_NAMED_CAPTURE)
             name = s[begin:end]
-            if not name or not all(_isalnum(c) or c == "_" for c in name):
+            if not name or not all(is_ascii_alnum(c) or c == "_" for c in name):
                 raise Re2jSyntaxError(INVALID_NAMED_CAPTURE)
             if name in self.names:
                 raise Re2jSyntaxError(DUPLICATE_NAMED_CAPTURE)
@@ -286,109 +287,10 @@ class _Parser:
                 return n if end < 0 else end + 2
             if c in "pP":
                 self.stack.append(_EXPR)
-                return self._unicode_class(i)
-            if c in _PERL_CLASSES:
+                return unicode_class(self.s, i)
+            if c in PERL_CLASSES:
                 self.stack.append(_EXPR)
                 return i + 2
-        _, after = self._escape(i)
+        _, after = escape(self.s, i)
         self.stack.append(_EXPR)
         return after
-
-    def _escape(self, i: int) -> tuple[int, int]:
-        """A single-character escape at ``i``: (code point, index after)."""
-        s, n = self.s, self.n
-        j = i + 1
-        if j >= n:
-            raise Re2jSyntaxError(TRAILING_BACKSLASH)
-        c = s[j]
-        j += 1
-        if c in "1234567" and not (j < n and s[j] in _OCTAL):
-            raise Re2jSyntaxError(INVALID_ESCAPE)  # a backreference: not supported
-        if c in _OCTAL:
-            value = int(c)
-            for _ in range(2):
-                if j < n and s[j] in _OCTAL:
-                    value = value * 8 + int(s[j])
-                    j += 1
-            return value, j
-        if c == "x":
-            return self._hex_escape(j)
-        if c in _C_ESCAPES:
-            return _C_ESCAPES[c], j
-        if not _isalnum(c):  # escaped punctuation (and any non-ASCII character) is itself
-            return ord(c), j
-        raise Re2jSyntaxError(INVALID_ESCAPE)
-
-    def _hex_escape(self, j: int) -> tuple[int, int]:
-        """``\\xHH`` or ``\\x{H...}``, with ``j`` just after the x."""
-        s, n = self.s, self.n
-        if j < n and s[j] == "{":
-            j += 1
-            value, digits = 0, 0
-            while j < n and s[j] != "}":
-                if s[j] not in _HEX:
-                    raise Re2jSyntaxError(INVALID_ESCAPE)
-                value = value * 16 + _HEX[s[j]]
-                if value > _MAX_RUNE:
-                    raise Re2jSyntaxError(INVALID_ESCAPE)
-                digits += 1
-                j += 1
-            if j >= n or digits == 0:
-                raise Re2jSyntaxError(INVALID_ESCAPE)
-            return value, j + 1
-        if j + 1 < n and s[j] in _HEX and s[j + 1] in _HEX:
-            return _HEX[s[j]] * 16 + _HEX[s[j + 1]], j + 2
-        raise Re2jSyntaxError(INVALID_ESCAPE)
-
-    def _unicode_class(self, i: int) -> int:
-        """``\\pX``, ``\\p{Name}``, ``\\P..`` or ``\\p{^Name}`` at ``i``: the index after."""
-        s, n = self.s, self.n
-        j = i + 2
-        if j < n and s[j] == "{":
-            close = s.find("}", j)
-            if close < 0:
-                raise Re2jSyntaxError(INVALID_CHAR_RANGE)
-            name, after = s[j + 1 : close], close + 1
-        else:
-            name, after = s[j : j + 1], j + 1
-        if name.startswith("^"):
-            name = name[1:]
-        if name != "Any" and name not in UNICODE_CATEGORIES and name not in UNICODE_SCRIPTS:
-            raise Re2jSyntaxError(INVALID_CHAR_RANGE)
-        return after
-
-    def _char_class(self, i: int) -> int:
-        """``[...]`` at ``i``: the index after the closing bracket."""
-        s, n = self.s, self.n
-        j = i + 1
-        if j < n and s[j] == "^":
-            j += 1
-        first = True  # ] is a literal as the first character
-        while j >= n or s[j] != "]" or first:
-            first = False
-            if n - j > 2 and s[j] == "[" and s[j + 1] == ":":
-                close = s.find(":]", j)  # RE2J searches from the [ (so [:] is a name)
-                if close >= 0:
-                    if s[j : close + 2] not in POSIX_CLASSES:
-                        raise Re2jSyntaxError(INVALID_CHAR_RANGE)
-                    j = close + 2
-                    continue
-            if j + 1 < n and s[j] == "\\" and s[j + 1] in "pP":
-                j = self._unicode_class(j)
-                continue
-            if j + 1 < n and s[j] == "\\" and s[j + 1] in _PERL_CLASSES:
-                j += 2
-                continue
-            low, j = self._class_char(j)
-            if n - j >= 2 and s[j] == "-" and s[j + 1] != "]":
-                high, j = self._class_char(j + 1)
-                if high < low:
-                    raise Re2jSyntaxError(INVALID_CHAR_RANGE)
-        return j + 1
-
-    def _class_char(self, j: int) -> tuple[int, int]:
-        if j >= self.n:
-            raise Re2jSyntaxError(MISSING_BRACKET)
-        if self.s[j] == "\\":
-            return self._escape(j)
-        return ord(self.s[j]), j + 1

@@ -68,6 +68,7 @@ class Snapshot:
     ends: Offsets = field(default_factory=dict)
     by_time: Mapping[int, Mapping[TopicPartition, int | None]] = field(default_factory=dict)  # per stamp
     source: Offsets = field(default_factory=dict)  # --to-group: the source group's committed offsets
+    notices: tuple[str, ...] = ()  # what the reading found worth saying (where the starts came from)
 
 
 @dataclass(frozen=True)

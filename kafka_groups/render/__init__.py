@@ -84,6 +84,8 @@ def emit(result: object, requested: OutputFormat, stream: TextIO | None = None) 
 
         writer = csv.writer(out, lineterminator="\n")
         writer.writerows(renderer.csv(result))
+    elif renderer.terminal_text is not None:
+        out.write(renderer.terminal_text(result))
     else:
         from kafka_groups.render.table import print_table
 

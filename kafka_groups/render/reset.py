@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_groups.core.plan_file import export_csv
 from kafka_groups.core.reset_plan import ResetResult, skipped_line, uncopied_line
-from kafka_groups.render import say
+from kafka_groups.escape import escape_controls
 
 if TYPE_CHECKING:
     from kafka_groups.render.registry import TableSpec
@@ -128,19 +128,17 @@ def csv(result: ResetResult) -> list[list[str]]:
     return [header] + [[g, t, str(p), "" if c is None else str(c), str(n)] for g, t, p, c, n in _rows(result)]
 
 
-def report(result: ResetResult) -> None:
+def after(result: ResetResult) -> list[str]:
     """After the plan (or what the commit did): the read-back notes, then, as the Apache tool,
     one error line per active consumer group that was not reset (streams print theirs above)."""
-    say(result.notes, escape=False)
-    skipped = skipped_line(result.plan.skipped)
-    if skipped:
-        say([skipped])
+    skipped = skipped_line(result.plan.skipped)  # --skip-active: names groups, so escaped
     refused = () if result.streams else result.plan.refused
-    say(
-        [
+    return [
+        *result.notes,
+        *([escape_controls(skipped)] if skipped else []),
+        *(
             f"Error: Assignments can only be reset if the group '{group}' is inactive, "
             f"but the current state is {state}."
             for group, state in refused
-        ],
-        escape=False,
-    )
+        ),
+    ]

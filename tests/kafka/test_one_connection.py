@@ -117,6 +117,12 @@ CASES = {
         "kafka-consumer-groups", "--reset-offsets", "--group", "{group}", "--topic", "{topic}",
         "--to-latest", "--execute",
     )),
+    # These read only through the protocol layer (ListGroups with the streams type and the
+    # KIP-848 states; Metadata with topic ids and DescribeTopicPartitions v1), yet open the
+    # AdminClient first on a secured listener: its one round trip names refused credentials or
+    # a failed TLS handshake at once, where the protocol layer would wait out the timeout.
+    "consumer-groups --list": (_two_clients, ("kafka-consumer-groups", "--list")),
+    "topics --describe": (_two_clients, ("kafka-topics", "--describe", "--topic", "{topic}")),
 }  # fmt: skip
 
 

@@ -22,7 +22,7 @@ class Failing:
     settings: ConnectionSettings
     failure: Exception
 
-    def execute(self) -> None:
+    def execute(self, show: object = None) -> None:
         with cluster_session(self.settings):  # opens no connection until a call needs one
             raise self.failure
 

@@ -1,0 +1,27 @@
+"""The shape of the flag form's ``--help``: sections of (flag, description) entries with one
+example each, and the options that are ours. The texts are in
+:mod:`kafka_groups.cli.help_groups` and :mod:`kafka_groups.cli.help_topics`; they are laid
+out by :mod:`kafka_groups.cli.flag_help`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# (flag with its argument, description)
+Entry = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    entries: tuple[Entry, ...]
+    example: str = ""
+
+
+@dataclass(frozen=True)
+class ToolHelp:
+    about: str
+    sections: tuple[Section, ...]
+    ours: tuple[Entry, ...]
+    subcommands: tuple[str, ...]
