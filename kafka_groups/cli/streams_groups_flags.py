@@ -15,11 +15,6 @@ from kafka_groups.cli.consumer_groups_flags import (
     scenarios_given,
 )
 from kafka_groups.cli.runner import HELP, VERSION, Request
-from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
-from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
-from kafka_groups.commands.describe_streams import DescribeStreamsRequest
-from kafka_groups.commands.list_groups import ListGroupsRequest
-from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
 from kafka_groups.core.selectors import check_groups, check_names, check_topic_args
 from kafka_groups.errors import UsageError
 
@@ -145,11 +140,15 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     connection = connection_args(p, DEFAULT_TIMEOUT_MS)
     if action == "list":
         state = p.one("state")
+        from kafka_groups.commands.list_groups import ListGroupsRequest
+
         return ListGroupsRequest(
             connection, state=state or None, show_state=p.has("state"), streams=True, output=output_format(p)
         )
     if action == "describe":
         views = p.present(("members", "state"))
+        from kafka_groups.commands.describe_streams import DescribeStreamsRequest
+
         return DescribeStreamsRequest(
             connection,
             groups=tuple(p.all("group")),
@@ -159,6 +158,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             output=output_format(p),
         )
     if action == "reset-offsets":
+        from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
+
         return ResetOffsetsRequest(
             connection,
             groups=tuple(p.all("group")),
@@ -176,6 +177,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             delete_all_internal_topics=p.has("delete-all-internal-topics"),
         )
     if action == "delete-offsets":
+        from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
+
         return DeleteOffsetsRequest(
             connection,
             group=p.all("group")[0],
@@ -185,6 +188,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             backup_dir=p.one("backup-dir"),
             output=output_format(p),
         )
+    from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
+
     return DeleteStreamsGroupsRequest(
         connection,
         groups=tuple(p.all("group")),
