@@ -10,21 +10,20 @@ from __future__ import annotations
 
 import os
 import textwrap
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # (flag with its argument, description)
 Entry = tuple[str, str]
 
 
-@dataclass(frozen=True)
-class Section:
+# Named tuples, not dataclasses: help loads no dataclasses (and its inspect) at start-up.
+class Section(NamedTuple):
     title: str
     entries: tuple[Entry, ...]
     example: str = ""
 
 
-@dataclass(frozen=True)
-class ToolHelp:
+class ToolHelp(NamedTuple):
     about: str
     sections: tuple[Section, ...]
     ours: tuple[Entry, ...]

@@ -110,6 +110,11 @@ def test_help_loads_no_client_and_no_command(tool):
     own = {"kafka_topics"} if tool == "kafka-topics" else set()
     assert forbidden_in(loaded, HEAVY | CLIENTS | (OTHER_COMMANDS - own) | {"kafka_groups.access"}) == []
     assert forbidden_in(loaded, frozenset({"kafka_topics.commands", "kafka_topics.list_request"})) == []
+    # Help answers before the argument parser and the settings load (cli/quick.py).
+    assert (
+        forbidden_in(loaded, frozenset({"dataclasses", "kafka_groups.apache_argv", "kafka_groups.settings"}))
+        == []
+    )
 
 
 @pytest.mark.parametrize(
