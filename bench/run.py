@@ -472,13 +472,12 @@ def main() -> None:
         cluster = local_kafka.start(nodes=1, workdir=ROOT / ".cache" / "run" / "bench")
         bootstrap = cluster.bootstrap
     try:
-        sections = {}
         for case in chosen:
             samples = run_case(case, bootstrap, opts.runs)
-            sections[case.name] = section(case, samples, opts.runs)
-            print(sections[case.name])
-        if not opts.no_write:
-            write_results(sections)
+            text = section(case, samples, opts.runs)
+            print(text, flush=True)
+            if not opts.no_write:  # each case as it ends: a later case's failure keeps it
+                write_results({case.name: text})
     finally:
         if cluster is not None:
             cluster.stop()
