@@ -373,7 +373,13 @@ CASES = {
 
 
 def run_case(case: Case, bootstrap: str, runs: int) -> dict[str, list[Sample]]:
-    case.setup(bootstrap)
+    # The setup runs in a process of its own: a child forked from this one would otherwise
+    # count this process's memory (the setup's clients and data) in its peak RSS.
+    subprocess.run(
+        [sys.executable, "-c", f"from bench.run import CASES; CASES[{case.name!r}].setup({bootstrap!r})"],
+        cwd=ROOT,
+        check=True,
+    )
     args = case.args(bootstrap)
     commands = {
         "ours": [*our_command(case.tool), *args],
