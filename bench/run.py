@@ -1,8 +1,13 @@
 """Side-by-side benchmarks: our command and the pinned Apache tool, same broker, same run.
 
-Each case prepares cluster state once, then runs the two commands alternately (ours,
-Apache, ours, ...) several times, and reports median wall time, peak RSS and the ratio
-ours/Apache. Results replace the case's section in bench/RESULTS.md.
+Each case prepares cluster state once, then runs the commands alternately (ours, Apache, the
+floor, ...) several times, and reports median wall time, median CPU time, peak RSS and the
+ratios ours/floor and ours/Apache. The floor is what no Python tool built on confluent-kafka
+can go under: ``python -c "import confluent_kafka"`` with the same interpreter, measured in
+every case beside ours; a second reference adds kafka-python's protocol layer, which the
+commands that read committed offsets or list groups load. Ours runs this checkout's code
+(compiled first), whatever the environment has installed. Results replace the case's section
+in bench/RESULTS.md.
 
     python -m bench.run                      # every case, on a broker it starts itself
     python -m bench.run --case list-groups-100 --runs 9
@@ -42,6 +47,8 @@ class Case:
     # Ours only (no peer has the command): then measured beside this command of ours instead
     # of the Apache tool's (the plain describe the new view adds to).
     baseline: Callable[[str], list[str]] | None = None
+    # Exit codes that count as a run that did its work (the Apache tools' --help exits 1).
+    apache_exits: tuple[int, ...] = (0,)
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,32 @@ class Sample:
     wall_s: float
     max_rss_kb: int
     exit_code: int
+    cpu_s: float = 0.0
+
+
+FLOORS = {
+    "floor": 'python -c "import confluent_kafka"',
+    "floor+protocol": 'python -c "import confluent_kafka, kafka.admin"',
+}
+FLOOR_CODE = {"floor": "import confluent_kafka", "floor+protocol": "import confluent_kafka, kafka.admin"}
+
+
+def our_env() -> dict[str, str]:
+    """This checkout's code first on the path (the console scripts then import it, not an
+    installed copy), with output as a script sees it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("KAFKA_TOOLS_OUTPUT", None)
+    return env
+
+
+def compile_sources() -> None:
+    """Bytecode for this checkout, as scripts/setup leaves it: no run compiles at start-up."""
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "kafka_groups", "kafka_topics"],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def our_command(tool: str) -> list[str]:
@@ -66,16 +99,17 @@ def our_command(tool: str) -> list[str]:
     return [sys.executable, "-m", module]
 
 
-def measure(argv: list[str]) -> Sample:
-    """Wall time and the peak RSS of exactly this child (os.wait4 gives its own rusage)."""
+def measure(argv: list[str], env: dict[str, str] | None = None) -> Sample:
+    """Wall time, CPU time and the peak RSS of exactly this child (os.wait4 gives its own
+    rusage). CPU time (user + system) moves less than wall time on a busy machine."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env
     )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Sample(wall, usage.ru_maxrss, proc.returncode)
+    return Sample(wall, usage.ru_maxrss, proc.returncode, usage.ru_utime + usage.ru_stime)
 
 
 # -- cases ------------------------------------------------------------------------------
@@ -269,6 +303,18 @@ def _setup_lag(partitions: int) -> Callable[[str], None]:
     return setup
 
 
+def _setup_all(*setups: Callable[[str], None]) -> Callable[[str], None]:
+    def setup(bootstrap: str) -> None:
+        for one in setups:
+            one(bootstrap)
+
+    return setup
+
+
+def _no_setup(_bootstrap: str) -> None:
+    return None
+
+
 def _cg(*args: str) -> Callable[[str], list[str]]:
     return lambda bs: ["--bootstrap-server", bs, *args]
 
@@ -347,62 +393,107 @@ CASES = {
             for n in (10, 1000, 10000)
             for mode in ("dry-run", "execute")
         ),
+        Case(
+            "describe-group-10000p",
+            "kafka-consumer-groups --describe --group G, one group on 10,000 partitions",
+            _setup_reset(10000),
+            "kafka-consumer-groups",
+            _cg("--describe", "--group", "bench-reset-10000-group"),
+        ),
+        Case(
+            "describe-all-groups-1000-and-10000p",
+            "kafka-consumer-groups --describe --all-groups, 1,000 groups and one group on 10,000 partitions "
+            "(every group on the broker: a few more from the other cases)",
+            _setup_all(_setup_groups(1000), _setup_reset(10000)),
+            "kafka-consumer-groups",
+            _cg("--describe", "--all-groups"),
+        ),
+        Case(
+            "topics-describe-400x10",
+            "kafka-topics --describe, 400 topics of 10 partitions (a regex over 1,000)",
+            _setup_topics(1000, 10),
+            "kafka-topics",
+            _cg("--describe", "--topic", "bench-topic-0[0-3].*"),
+        ),
+        *(
+            Case(
+                f"help-{tool.removeprefix('kafka-')}",
+                f"{tool} --help (no broker contacted; the Apache tool exits 1 after its usage)",
+                _no_setup,
+                tool,
+                lambda _bs: ["--help"],
+                apache_exits=(1,),
+            )
+            for tool in ("kafka-consumer-groups", "kafka-streams-groups", "kafka-topics")
+        ),
     )
 }
 
 
 def run_case(case: Case, bootstrap: str, runs: int) -> dict[str, list[Sample]]:
-    case.setup(bootstrap)
+    # The setup runs in a process of its own: a child forked from this one would otherwise
+    # count this process's memory (the setup's clients and data) in its peak RSS.
+    subprocess.run(
+        [sys.executable, "-c", f"from bench.run import CASES; CASES[{case.name!r}].setup({bootstrap!r})"],
+        cwd=ROOT,
+        check=True,
+    )
     args = case.args(bootstrap)
     commands = {
         "ours": [*our_command(case.tool), *args],
         "apache": local_kafka.apache_command(case.tool, args)
         if case.baseline is None
         else [*our_command(case.tool), *case.baseline(bootstrap)],
+        **{who: [sys.executable, "-c", code] for who, code in FLOOR_CODE.items()},
     }
-    for argv in commands.values():  # warm-up: page cache, broker-side caches
-        measure(argv)
-    samples: dict[str, list[Sample]] = {"ours": [], "apache": []}
+    envs = {"ours": our_env()}
+    for who, argv in commands.items():  # warm-up: page cache, broker-side caches
+        measure(argv, envs.get(who))
+    samples: dict[str, list[Sample]] = {who: [] for who in commands}
     for _ in range(runs):
         for who, argv in commands.items():
-            samples[who].append(measure(argv))
+            samples[who].append(measure(argv, envs.get(who)))
     for who, got in samples.items():
-        failed = [s for s in got if s.exit_code != 0]
+        allowed = case.apache_exits if who == "apache" else (0,)
+        failed = [s for s in got if s.exit_code not in allowed]
         if failed:
             raise SystemExit(f"{case.name}: {who} exited {failed[0].exit_code}: {' '.join(commands[who])}")
     return samples
 
 
+def load_note() -> str:
+    """The machine's load when the case finished: results from a busy machine say so."""
+    one, five, _ = os.getloadavg()
+    busy = " (busy: other work shared the cores)" if five > 0.5 * (os.cpu_count() or 1) else ""
+    return f"load average {one:.1f} (1 min), {five:.1f} (5 min){busy}"
+
+
 def section(case: Case, samples: dict[str, list[Sample]], runs: int) -> str:
     med = {who: statistics.median(s.wall_s for s in got) for who, got in samples.items()}
+    cpu = {who: statistics.median(s.cpu_s for s in got) for who, got in samples.items()}
     rss = {who: max(s.max_rss_kb for s in got) / 1024 for who, got in samples.items()}
     low = {who: min(s.wall_s for s in got) for who, got in samples.items()}
-    ratio = med["ours"] / med["apache"]
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    if case.baseline is not None:
-        return (
-            f"## {case.name}\n\n"
-            f"{case.description}. Kafka {local_kafka.KAFKA_VERSION}, {runs} alternating runs each "
-            f"after one warm-up, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"measured {stamp}.\n\n"
-            "| command | median wall (s) | min wall (s) | peak RSS (MiB) |\n"
-            "|---|---|---|---|\n"
-            f"| ours, {' '.join(case.args('B')[2:])} | {med['ours']:.3f} | {low['ours']:.3f} | "
-            f"{rss['ours']:.0f} |\n"
-            f"| ours, {' '.join(case.baseline('B')[2:])} | {med['apache']:.3f} | {low['apache']:.3f} | "
-            f"{rss['apache']:.0f} |\n\n"
-            f"**ratio new view / plain describe (median wall): {ratio:.2f}x**\n"
-        )
+    names = {"ours": "ours", "apache": "Apache", **FLOORS}
+    if case.baseline is not None:  # ours only: beside the plain command the new view adds to
+        names["ours"] = f"ours, {' '.join(case.args('B')[2:])}"
+        names["apache"] = f"ours, {' '.join(case.baseline('B')[2:])}"
+    rows = "".join(
+        f"| {names[who]} | {med[who]:.3f} | {low[who]:.3f} | {cpu[who]:.3f} | {rss[who]:.0f} |\n"
+        for who in samples
+    )
+    compared = "new view / plain describe" if case.baseline is not None else "ours/Apache"
     return (
         f"## {case.name}\n\n"
         f"{case.description}. Kafka {local_kafka.KAFKA_VERSION}, {runs} alternating runs each "
         f"after one warm-up, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"measured {stamp}.\n\n"
-        "| command | median wall (s) | min wall (s) | peak RSS (MiB) |\n"
-        "|---|---|---|---|\n"
-        f"| ours | {med['ours']:.3f} | {low['ours']:.3f} | {rss['ours']:.0f} |\n"
-        f"| Apache | {med['apache']:.3f} | {low['apache']:.3f} | {rss['apache']:.0f} |\n\n"
-        f"**ratio ours/Apache (median wall): {ratio:.2f}x**\n"
+        f"measured {stamp}, {load_note()}.\n\n"
+        "| command | median wall (s) | min wall (s) | median CPU (s) | peak RSS (MiB) |\n"
+        "|---|---|---|---|---|\n"
+        f"{rows}\n"
+        f"**ratio {compared} (median wall): {med['ours'] / med['apache']:.2f}x**\n\n"
+        f"**ratio ours/floor (median wall): {med['ours'] / med['floor']:.2f}x; "
+        f"ours/(floor+protocol): {med['ours'] / med['floor+protocol']:.2f}x**\n"
     )
 
 
@@ -410,9 +501,11 @@ def write_results(sections: dict[str, str]) -> None:
     """Replace each case's section in RESULTS.md, keeping the others."""
     header = (
         "# Benchmark results\n\n"
-        "Written by `python -m bench.run` (see bench/run.py). Each case runs our command and the\n"
-        "pinned Apache tool against the same local broker in the same run, alternating;\n"
-        "ratio < 1 means ours is faster.\n"
+        "Written by `python -m bench.run` (see bench/run.py). Each case runs our command, the\n"
+        'pinned Apache tool and the floor (`python -c "import confluent_kafka"`, and the same\n'
+        "with kafka-python's protocol layer) against the same local broker in the same run,\n"
+        "alternating; ratio < 1 means ours is faster. CPU time (user + system of the process)\n"
+        "moves less than wall time when other work shares the machine: each case names the load.\n"
     )
     existing: dict[str, str] = {}
     if RESULTS.exists():
@@ -442,19 +535,19 @@ def main() -> None:
     # Our --execute saves a backup of the offsets it replaces; keep those out of the home directory.
     os.environ.setdefault("KAFKA_TOOLS_STATE_DIR", str(ROOT / ".cache" / "bench-state"))
     chosen = [CASES[name] for name in (opts.case or list(CASES))]  # setup order: fewest groups first
+    compile_sources()
     cluster = None
     bootstrap = opts.bootstrap
     if not bootstrap:
         cluster = local_kafka.start(nodes=1, workdir=ROOT / ".cache" / "run" / "bench")
         bootstrap = cluster.bootstrap
     try:
-        sections = {}
         for case in chosen:
             samples = run_case(case, bootstrap, opts.runs)
-            sections[case.name] = section(case, samples, opts.runs)
-            print(sections[case.name])
-        if not opts.no_write:
-            write_results(sections)
+            text = section(case, samples, opts.runs)
+            print(text, flush=True)
+            if not opts.no_write:  # each case as it ends: a later case's failure keeps it
+                write_results({case.name: text})
     finally:
         if cluster is not None:
             cluster.stop()

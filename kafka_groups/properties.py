@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import javaproperties
-
 from kafka_groups.errors import ConfigError
 
 
 def parse_properties(text: str, where: str = "properties") -> dict[str, str]:
     """Parse properties text into a dict; later keys win, as in Java. An escaped surrogate
     pair (``\\ud83d\\ude00``) is one character, as Java reads it."""
+    import javaproperties  # here, not at the top: it loads urllib and email (~40 ms) for its XML form
+
     try:
         return dict(javaproperties.loads(text))
     except javaproperties.InvalidUEscapeError:

@@ -23,6 +23,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         from kafka_groups.cli.complete import run
 
         sys.exit(run(PROG, args))
+    from kafka_groups.cli.quick import help_only
+
+    if help_only(PROG, args):
+        sys.exit(0)
     from kafka_groups.cli.runner import run_tool
     from kafka_topics.flags import translate
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import uuid
 
 from kafka_groups.core.javaorder import hashmap_order, string_hash
 from kafka_groups.core.topics import (
@@ -81,4 +80,6 @@ def parse_topic_id(raw: str) -> str:
             f"Input string `{raw}` decoded as {len(decoded)} bytes, which is not equal to the expected "
             "16 bytes of a base64-encoded UUID"
         )
+    import uuid  # only for --topic-id
+
     return kafka_uuid(uuid.UUID(bytes=decoded))

@@ -10,14 +10,6 @@ from kafka_groups.cli.runner import HELP, VERSION, Request
 from kafka_groups.core.selectors import check_topic_regex
 from kafka_groups.errors import UsageError
 from kafka_groups.render import stderr_line, stdout_line
-from kafka_topics.commands import (
-    AlterTopicRequest,
-    CreateTopicRequest,
-    DeleteTopicsRequest,
-    DescribeTopicsRequest,
-)
-from kafka_topics.describe import DescribeFilters
-from kafka_topics.list_request import TOPICS_TIMEOUT_MS, ListTopicsRequest
 
 ACTIONS = ("list", "describe", "create", "alter", "delete")
 OPTIONS: tuple[Opt, ...] = (
@@ -134,6 +126,9 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     if p.has("version"):
         return VERSION
     action = validate(p)
+    # The requests' modules load here, each in its branch: help and usage errors load none.
+    from kafka_topics.list_request import TOPICS_TIMEOUT_MS, ListTopicsRequest
+
     connection = connection_args(p, TOPICS_TIMEOUT_MS)
     output = output_format(p)
     if action == "list":
@@ -141,6 +136,9 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             connection, topic=p.one("topic"), exclude_internal=p.has("exclude-internal"), output=output
         )
     if action == "describe":
+        from kafka_topics.commands import DescribeTopicsRequest
+        from kafka_topics.describe import DescribeFilters
+
         if p.has("topic") and p.has("topic-id") and p.has("if-exists"):
             stdout_line(
                 "Only topic id will be used when both --topic and --topic-id are specified "
@@ -161,6 +159,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             ),
             output=output,
         )
+    from kafka_topics.commands import AlterTopicRequest, CreateTopicRequest, DeleteTopicsRequest
+
     topic = p.one("topic") or ""
     if action in ("alter", "delete"):
         check_topic_regex(topic, action)

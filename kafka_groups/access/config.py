@@ -7,21 +7,20 @@ from __future__ import annotations
 import base64
 import json
 import os
-import ssl
 import sys
-import tempfile
 import threading
 import time
-import urllib.parse
-import urllib.request
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access import tls
 from kafka_groups.client_config import TUNING, ClientSecurity, OAuth, client_security, redact
 from kafka_groups.errors import ClusterError, ConfigError
 from kafka_groups.escape import escape_controls
 from kafka_groups.settings import ConnectionSettings
+
+if TYPE_CHECKING:  # ssl and urllib load only where TLS or an OAuth endpoint is used
+    import ssl
 
 _FIRST_RECONNECT_BACKOFF_MS = 10
 MAX_IN_FLIGHT = 64
@@ -141,6 +140,9 @@ def kafka_python_config(settings: ConnectionSettings) -> dict[str, Any]:
 
 
 def ssl_context(sec: ClientSecurity) -> ssl.SSLContext:
+    import ssl
+    import tempfile
+
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = sec.check_hostname
     context.verify_mode = ssl.CERT_REQUIRED
@@ -203,6 +205,9 @@ def unsecured_token(principal: str, lifetime_s: int, scope: str | None, now: flo
 
 
 def _fetch_token(oauth: OAuth, timeout_s: float) -> tuple[str, float]:
+    import urllib.parse
+    import urllib.request
+
     now = time.time()
     if oauth.token_endpoint is None:
         assert oauth.principal is not None

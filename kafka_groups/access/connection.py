@@ -15,6 +15,7 @@ from collections import defaultdict
 from functools import cached_property
 from typing import Any
 
+from kafka_groups.access import protocol_layer
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, security_of, warn_unmapped
 from kafka_groups.access.decode import (
     CONSUMER_GROUP_DESCRIBE_API_KEY,
@@ -60,6 +61,7 @@ class Connection:
     # -- clients -------------------------------------------------------------------------
     @cached_property
     def _protocol(self) -> Any:
+        protocol_layer.prepare()
         from kafka.admin import KafkaAdminClient
         from kafka.errors import KafkaError
 
@@ -109,6 +111,7 @@ class Connection:
         failures are tried again (kafka_groups/access/retry.py) after fresh metadata and
         ``on_retry``; a write passes False and retries only what the broker refused
         (``Unavailable`` raised by the call itself)."""
+        protocol_layer.prepare()
         from kafka.errors import KafkaError
 
         def refresh(missing: Unavailable) -> None:

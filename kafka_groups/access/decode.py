@@ -3,13 +3,15 @@ the core dataclasses, and the protocol constants they are read with."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka_groups.core.describe import Coordinator, GroupDescription, Member, TopicPartition
 from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
-from kafka_groups.core.streams import Assignment, StreamsGroup, StreamsMember, Subtopology, Tasks
 from kafka_groups.core.topics import NO_LEADER, PartitionState
 from kafka_groups.errors import ClusterError
+
+if TYPE_CHECKING:  # core.streams loads only when a streams group is decoded
+    from kafka_groups.core.streams import Assignment, StreamsGroup, Tasks
 
 LIST_GROUPS_API_KEY = 16
 LIST_GROUPS_TYPES_VERSION = 5  # KIP-848: ListGroups v5 carries and filters the group type
@@ -102,10 +104,14 @@ def _consumer_group(group: Any, coordinator: Coordinator, version: int) -> Group
 
 
 def _tasks(entries: Any) -> Tasks:
+    from kafka_groups.core.streams import Tasks
+
     return Tasks(tuple((t.subtopology_id, tuple(t.partitions)) for t in entries or ()))
 
 
 def _assignment(assignment: Any) -> Assignment:
+    from kafka_groups.core.streams import Assignment
+
     if assignment is None:
         return Assignment()
     return Assignment(
@@ -116,6 +122,8 @@ def _assignment(assignment: Any) -> Assignment:
 def _streams_group(group: Any, coordinator: Coordinator) -> StreamsGroup:
     """A decoded StreamsGroupDescribe group. The KIP-1282 creation time is taken only when
     the decoded response has the field: never inferred from a version number."""
+    from kafka_groups.core.streams import StreamsGroup, StreamsMember, Subtopology
+
     topology = group.topology
     return StreamsGroup(
         group_id=group.group_id,

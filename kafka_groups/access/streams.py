@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kafka_groups.access.decode import (
     GROUP_ID_NOT_FOUND,
     STREAMS_GROUP_DESCRIBE_API_KEY,
@@ -11,8 +13,10 @@ from kafka_groups.access.decode import (
 from kafka_groups.access.groups import GroupsAccess
 from kafka_groups.access.naming import _describe_groups_acl, _raise_if_retriable
 from kafka_groups.core.groups import select_streams_groups
-from kafka_groups.core.streams import StreamsGroup
 from kafka_groups.errors import ClusterError
+
+if TYPE_CHECKING:  # core.streams loads when a streams group is decoded (access.decode)
+    from kafka_groups.core.streams import StreamsGroup
 
 
 class StreamsAccess(GroupsAccess):

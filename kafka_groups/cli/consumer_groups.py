@@ -23,6 +23,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         from kafka_groups.cli.complete import run
 
         sys.exit(run(PROG, args))
+    from kafka_groups.cli.quick import help_only
+
+    if help_only(PROG, args):
+        sys.exit(0)
     from kafka_groups.cli.consumer_groups_flags import translate
     from kafka_groups.cli.runner import run_tool
     from kafka_groups.cli.watch_arg import with_watch_default

@@ -4,20 +4,17 @@ with its messages, and translated into our subcommand form. No logic beyond that
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kafka_groups.apache_argv import Arg, Opt, Parsed, parse
 from kafka_groups.cli.runner import HELP, VERSION, Request
-from kafka_groups.commands.delete_groups import DeleteGroupsRequest, DeleteOffsetsRequest
-from kafka_groups.commands.describe_groups import DescribeGroupsRequest
-from kafka_groups.commands.list_groups import ListGroupsRequest
-from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
-from kafka_groups.commands.validate_regex import ValidateRegexRequest
-from kafka_groups.core.group_select import GroupSelection
-from kafka_groups.core.reset import Scenario
 from kafka_groups.core.selectors import check_groups, check_topic_args
 from kafka_groups.errors import CliError, UsageError
 from kafka_groups.render import OutputFormat
 from kafka_groups.settings import ConnectionArgs
+
+if TYPE_CHECKING:  # core.reset loads with the reset command only
+    from kafka_groups.core.reset import Scenario
 
 ACTIONS = ("list", "describe", "delete", "reset-offsets", "delete-offsets", "validate-regex")
 SCENARIOS_CHECK_ORDER = (
@@ -109,6 +106,8 @@ def _conflict(used: str, other: str) -> UsageError:
 
 def no_selector(p: Parsed, action: str) -> UsageError:
     """The Apache tool's message when no group is named (ours when only --exclude-group is)."""
+    from kafka_groups.core.group_select import GroupSelection
+
     selection = GroupSelection(excludes=tuple(p.all("exclude-group")))
     try:
         selection.check(action)
@@ -206,6 +205,8 @@ def watch_interval(p: Parsed) -> float | None:
 
 def scenarios_given(p: Parsed) -> tuple[tuple[Scenario, str | None], ...]:
     """The reset scenarios given, with their values, in the order the Apache tool checks them."""
+    from kafka_groups.core.reset import Scenario
+
     return tuple(
         (Scenario(name), p.one(name) if name in VALUED_SCENARIOS else None)
         for name in SCENARIOS_CHECK_ORDER
@@ -215,7 +216,8 @@ def scenarios_given(p: Parsed) -> tuple[tuple[Scenario, str | None], ...]:
 
 def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     """Apache flag form -> the request our subcommands build (``--list --state`` is
-    ``list --show-state``); help and version go to the Typer app."""
+    ``list --show-state``); help and version go to the Typer app. Each request's module is
+    imported in its branch, so that a command loads only what it uses."""
     p = parse(argv, OPTIONS)
     if p.has("help"):
         return HELP
@@ -223,11 +225,15 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
         return VERSION
     action = validate(p)
     if action == "validate-regex":  # other options are ignored, as by the Apache tool
+        from kafka_groups.commands.validate_regex import ValidateRegexRequest
+
         return ValidateRegexRequest(p.one("validate-regex") or "", output=output_format(p))
     check_groups(p.all("group"))
     check_topic_args(p.all("topic"))
     if action == "list":
         state, group_type = p.one("state"), p.one("type")
+        from kafka_groups.commands.list_groups import ListGroupsRequest
+
         return ListGroupsRequest(
             connection_args(p),
             state=state or None,
@@ -238,6 +244,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             watch=watch_interval(p),
         )
     if action == "describe":
+        from kafka_groups.commands.describe_groups import DescribeGroupsRequest
+
         return DescribeGroupsRequest(
             connection_args(p),
             groups=tuple(p.all("group")),
@@ -254,6 +262,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             watch=watch_interval(p),
         )
     if action == "reset-offsets":
+        from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
+
         return ResetOffsetsRequest(
             connection_args(p),
             groups=tuple(p.all("group")),
@@ -274,6 +284,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
         groups = p.all("group")
         if len(groups) > 1:  # the Apache tool fails here too, with a stack trace
             raise UsageError("Found multiple arguments for option group, but you asked for only one")
+        from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
+
         return DeleteOffsetsRequest(
             connection_args(p),
             group=groups[0],
@@ -282,6 +294,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             output=output_format(p),
         )
     if action == "delete":
+        from kafka_groups.commands.delete_groups import DeleteGroupsRequest
+
         return DeleteGroupsRequest(
             connection_args(p),
             groups=tuple(p.all("group")),

@@ -6,21 +6,20 @@ out by :mod:`kafka_groups.cli.flag_help`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # (flag with its argument, description)
 Entry = tuple[str, str]
 
 
-@dataclass(frozen=True)
-class Section:
+# Named tuples, not dataclasses: help loads no dataclasses (and its inspect) at start-up.
+class Section(NamedTuple):
     title: str
     entries: tuple[Entry, ...]
     example: str = ""
 
 
-@dataclass(frozen=True)
-class ToolHelp:
+class ToolHelp(NamedTuple):
     about: str
     sections: tuple[Section, ...]
     ours: tuple[Entry, ...]

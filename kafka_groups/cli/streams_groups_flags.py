@@ -19,11 +19,6 @@ from kafka_groups.cli.consumer_groups_flags import (
     watch_interval,
 )
 from kafka_groups.cli.runner import HELP, VERSION, Request
-from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
-from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
-from kafka_groups.commands.describe_streams import DescribeStreamsRequest
-from kafka_groups.commands.list_groups import ListGroupsRequest
-from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
 from kafka_groups.core.selectors import check_groups, check_names, check_topic_args
 from kafka_groups.errors import UsageError
 
@@ -154,6 +149,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     connection = connection_args(p, DEFAULT_TIMEOUT_MS)
     if action == "list":
         state = p.one("state")
+        from kafka_groups.commands.list_groups import ListGroupsRequest
+
         return ListGroupsRequest(
             connection,
             state=state or None,
@@ -164,6 +161,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
         )
     if action == "describe":
         views = p.present(("members", "state"))
+        from kafka_groups.commands.describe_streams import DescribeStreamsRequest
+
         return DescribeStreamsRequest(
             connection,
             groups=tuple(p.all("group")),
@@ -177,6 +176,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             watch=watch_interval(p),
         )
     if action == "reset-offsets":
+        from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
+
         return ResetOffsetsRequest(
             connection,
             groups=tuple(p.all("group")),
@@ -197,6 +198,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             skip_active=p.has("skip-active"),
         )
     if action == "delete-offsets":
+        from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
+
         return DeleteOffsetsRequest(
             connection,
             group=p.all("group")[0],
@@ -206,6 +209,8 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             backup_dir=p.one("backup-dir"),
             output=output_format(p),
         )
+    from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
+
     return DeleteStreamsGroupsRequest(
         connection,
         groups=tuple(p.all("group")),

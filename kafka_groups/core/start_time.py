@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from kafka_groups.core.reset import START_TIME_UNSUPPORTED, start_time_unavailable
 from kafka_groups.core.times import iso_utc_ms
 from kafka_groups.errors import CliError
 
@@ -51,6 +50,8 @@ def choose_start(broker_ms: int | None, recorded_ms: int | None) -> GroupStart |
 def start_time_refusal(group: str, broker_supports: bool) -> CliError:
     """Neither source has the group's start: the KIP's error (the unsupported-broker text when
     the broker cannot report creation times at all), and the hint on a second line."""
+    from kafka_groups.core.reset import START_TIME_UNSUPPORTED, start_time_unavailable  # reset paths only
+
     message = start_time_unavailable(group) if broker_supports else START_TIME_UNSUPPORTED
     return CliError(message, detail=START_TIME_HINT)
 

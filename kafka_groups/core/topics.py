@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.times import iso_utc_ms
 from kafka_groups.settings import ConnectionArgs
+
+if TYPE_CHECKING:  # uuid (with platform) loads only when a topic id is printed
+    import uuid
 
 EMPTY_STATES = frozenset({"Empty"})  # groups whose offsets a reset may change
 
@@ -99,6 +102,8 @@ ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"  # Kafka's Uuid.ZERO_UUID as it prints it
 
 def kafka_uuid(raw: uuid.UUID | str | None) -> str:
     """A topic id as Kafka prints it: URL-safe base64 of its 16 bytes, without padding."""
+    import uuid
+
     if raw is None:
         return ZERO_UUID
     value = raw if isinstance(raw, uuid.UUID) else uuid.UUID(str(raw))

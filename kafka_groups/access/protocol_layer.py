@@ -1,0 +1,45 @@
+"""kafka-python's protocol layer, loaded without the rest of kafka-python.
+
+The package's ``__init__`` imports its consumer, producer, serializers and record formats
+before anything else, none of which the tools use: about a quarter of what importing
+``kafka.admin`` costs, paid by every command that reads committed offsets or lists groups.
+:func:`prepare` registers the package without running that ``__init__``, so that
+``from kafka.admin import KafkaAdminClient`` (and the other ``kafka.*`` imports of this layer)
+load only the modules they name. The first name anyone in the process takes from the package
+itself (``from kafka import KafkaConsumer``) runs the ``__init__`` then, in full, so nothing
+that needs the whole package sees less of it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import sys
+import threading
+
+PACKAGE = "kafka"
+
+
+def prepare() -> None:
+    """Register kafka-python's package, its ``__init__`` not yet run (a no-op once imported)."""
+    if PACKAGE in sys.modules:
+        return
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    loader = spec.loader
+    lock = threading.Lock()
+
+    def complete(name: str) -> object:
+        # PEP 562: called for a name the module does not have yet. Run the real __init__ once,
+        # then look again (a name it does not define is an AttributeError, as always).
+        with lock:
+            if module.__dict__.pop("__getattr__", None) is not None:
+                loader.exec_module(module)
+        return getattr(module, name)
+
+    module.__getattr__ = complete  # type: ignore[method-assign]
+    # What the package's __init__ does first: its loggers stay quiet unless configured.
+    logging.getLogger(PACKAGE).addHandler(logging.NullHandler())
+    sys.modules[PACKAGE] = module

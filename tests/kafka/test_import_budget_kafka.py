@@ -1,0 +1,53 @@
+"""The import budget against a real broker: a describe, a list and kafka-topics --list that
+succeed, with piped output, load none of the modules their paths do not use (the lists are
+tests/unit/test_import_budget.py's)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.kafka_helpers import commit_offsets, create_topic, unique
+from tests.unit.test_import_budget import CLIENTS, HEAVY, OTHER_COMMANDS, forbidden_in, loaded_by
+
+pytestmark = pytest.mark.kafka
+
+
+@pytest.fixture(scope="module")
+def group(broker):
+    topic = create_topic(broker.bootstrap, unique("budget"), partitions=3)
+    name = unique("budget-group")
+    commit_offsets(broker.bootstrap, name, {(topic, p): 0 for p in range(3)})
+    return name, topic
+
+
+@pytest.mark.parametrize(
+    ("argv", "rendered_by"),
+    [
+        (("--describe", "--group", "GROUP"), "kafka_groups.render.describe"),
+        (("--describe", "--all-groups"), "kafka_groups.render.describe"),
+        (("--list",), "kafka_groups.render.groups_list"),
+    ],
+)
+def test_group_reads_load_only_what_they_use(broker, group, argv, rendered_by):
+    name, _ = group
+    args = [a.replace("GROUP", name) for a in argv]
+    loaded, proc = loaded_by(
+        "kafka-consumer-groups",
+        "--bootstrap-server",
+        broker.bootstrap,
+        *args,
+    )
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert name in proc.stdout
+    assert rendered_by in loaded
+    # The committed offsets and the group listing need the protocol layer: it stays allowed here.
+    assert forbidden_in(loaded, HEAVY | OTHER_COMMANDS) == []
+
+
+def test_topics_list_loads_no_protocol_layer(broker, group):
+    _, topic = group
+    loaded, proc = loaded_by("kafka-topics", "--bootstrap-server", broker.bootstrap, "--list")
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert topic in proc.stdout.split()
+    assert "confluent_kafka" in loaded
+    assert forbidden_in(loaded, HEAVY | (CLIENTS - {"confluent_kafka"}) | {"kafka_topics.commands"}) == []
