@@ -79,6 +79,18 @@ def new_app(name: str, help_text: str) -> typer.Typer:
     return app
 
 
+HealthOpt = Annotated[
+    bool,
+    typer.Option(
+        "--health",
+        help="Ours: the loss radar. Per partition: lost (committed offset outside the log, with "
+        "how many records), at risk (the next record near deletion by retention; records on a partition "
+        "with no committed offset), unconsumed new partitions, the lag in time; the group's recorded "
+        "policy and start. Exit 0 healthy, 5 at risk, 6 lost (the worst group decides).",
+    ),
+]
+
+
 WatchOpt = Annotated[
     str | None,
     typer.Option(

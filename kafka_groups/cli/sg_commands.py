@@ -13,6 +13,7 @@ from kafka_groups.cli.options import (
     BootstrapOpt,
     CommandConfigOpt,
     DebugOpt,
+    HealthOpt,
     OutputOpt,
     WatchOpt,
     connection,
@@ -69,17 +70,7 @@ def describe_command(
             "(members), epochs and GROUP-CREATION-TIME (state).",
         ),
     ] = False,
-    health: Annotated[
-        bool,
-        typer.Option(
-            "--health",
-            help="Ours: the loss radar. Per partition: lost (committed offset outside the log, with "
-            "how many records), "
-            "at risk (the next record near deletion by retention; records on a partition with no committed "
-            "offset), unconsumed new partitions, the lag in time; the group's recorded policy and start. "
-            "Exit 0 healthy, 5 at risk, 6 lost (the worst group decides).",
-        ),
-    ] = False,
+    health: HealthOpt = False,
     output: OutputOpt = OutputFormat.AUTO,
     watch: WatchOpt = None,
     debug: DebugOpt = False,

@@ -256,13 +256,18 @@ class _DescribeWatch:
         return DescribeFrame(now_ms, elapsed, interval, self.last, self.last_missing, message, self.last_ms)
 
 
-def watch_describe(request: DescribeGroupsRequest, view: View, interval: float) -> None:
-    if request.health:
+def _check_watchable(health: bool, offsets_view: bool, verbose: bool) -> None:
+    """What --watch refuses: it follows the offsets view (rates only make sense there)."""
+    if health:
         raise UsageError("--watch cannot be used with --health")
-    if view is not View.OFFSETS or request.verbose:
+    if not offsets_view or verbose:
         raise UsageError(
             "--watch follows the offsets view: it cannot be used with --members, --state or --verbose"
         )
+
+
+def watch_describe(request: DescribeGroupsRequest, view: View, interval: float) -> None:
+    _check_watchable(request.health, view is View.OFFSETS, request.verbose)
     sink = _sink_for(request.output, sys.stdout)
     state = _DescribeWatch(request)
     _loop(request.connection, interval, sink, _Refresher(state.read, state.failed))
@@ -307,12 +312,7 @@ class _StreamsWatch:
 
 
 def watch_streams(request: DescribeStreamsRequest, interval: float) -> None:
-    if request.health:
-        raise UsageError("--watch cannot be used with --health")
-    if request.view != "offsets" or request.verbose:
-        raise UsageError(
-            "--watch follows the offsets view: it cannot be used with --members, --state or --verbose"
-        )
+    _check_watchable(request.health, request.view == "offsets", request.verbose)
     sink = _sink_for(request.output, sys.stdout)
     state = _StreamsWatch(request)
     _loop(request.connection, interval, sink, _Refresher(state.read, state.failed))
