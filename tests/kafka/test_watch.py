@@ -10,12 +10,22 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 from kafka_groups.core.watch import RATE_WINDOW
 from tests.conftest import OUR_TOOLS, ROOT
-from tests.kafka_helpers import admin, commit_offsets, create_topic, produce_n, unique, wait_until
+from tests.kafka_helpers import (
+    Record,
+    admin,
+    commit_offsets,
+    create_topic,
+    produce,
+    produce_n,
+    unique,
+    wait_until,
+)
 from tests.watch_helpers import Watch, partitions_of
 
 pytestmark = pytest.mark.kafka
@@ -221,6 +231,24 @@ def test_a_watch_of_a_group_that_does_not_exist_keeps_going_and_says_so(broker, 
     docs = [watch.next_doc(), watch.next_doc()]
     assert all(d["groups"] == [] and d["missing_groups"] == [group] for d in docs)
     assert watch.proc.poll() is None  # two refreshes came and the watch still runs
+    assert watch.stop()[0] == 0
+
+
+def test_lag_time_joins_the_watch_with_lag_time(broker, watches):
+    """--watch --lag-time: each document carries now minus the next record's timestamp."""
+    bs = broker.bootstrap
+    topic, group = create_topic(bs, unique("watch-lt"), partitions=1), unique("watch-lt")
+    stamp = int(time.time() * 1000) - 600_000  # ten minutes old
+    produce(bs, topic, [Record(0, f"v{i}", stamp + i) for i in range(5)])
+    commit_offsets(bs, group, {(topic, 0): 2})
+    before = int(time.time() * 1000)
+    watch = Watch(["--bootstrap-server", bs, "--describe", "--group", group, "--watch", "0.5", "--lag-time"])
+    watches.append(watch)
+    doc = watch.until(lambda d: bool(d["groups"]), "the group")
+    after = int(time.time() * 1000)
+    (row,) = partitions_of(doc, group).values()
+    # The next record is offset 2, stamped stamp + 2; the document was read between before and after.
+    assert before - (stamp + 2) <= row["lag_time_ms"] <= after - (stamp + 2)
     assert watch.stop()[0] == 0
 
 
