@@ -11,7 +11,7 @@ from kafka_groups.commands.session import cluster_session
 from kafka_groups.errors import CliError, TopicCommandError
 from kafka_groups.render import OutputFormat, stdout_line
 from kafka_groups.render.outcome import Outcome, Show
-from kafka_groups.settings import ConnectionArgs, ConnectionSettings
+from kafka_groups.settings import ConnectionArgs
 from kafka_topics.changes import (
     AlterResult,
     CreateResult,
@@ -22,7 +22,7 @@ from kafka_topics.changes import (
     parse_configs,
     parse_replica_assignment,
 )
-from kafka_topics.core import INTERNAL_TOPICS, refuse_internal, select_topics
+from kafka_topics.core import INTERNAL_TOPICS, api_timeout, refuse_internal, select_topics
 from kafka_topics.describe import (
     ZERO_UUID,
     DescribeFilters,
@@ -78,17 +78,6 @@ def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -
     return ()
 
 
-def _api_timeout(settings: ConnectionSettings) -> ConnectionSettings:
-    """As kafka-topics.sh's Admin client, each call waits up to ``default.api.timeout.ms`` from
-    ``--command-config`` (60 s when not set)."""
-    from dataclasses import replace
-
-    given = settings.properties.get("default.api.timeout.ms", "").strip()
-    if given.isdigit() and int(given) > 0:
-        settings = replace(settings, timeout_ms=int(given))
-    return settings
-
-
 def _matching(names: Iterable[str], topic: str | None, exclude_internal: bool, if_exists: bool) -> list[str]:
     """The topics ``--topic`` matches (sorted); an error when it names some and none exist."""
     matched = select_topics(names, topic, exclude_internal)
@@ -108,7 +97,7 @@ class DescribeTopicsRequest:
     output: OutputFormat = OutputFormat.AUTO
 
     def execute(self, show: Show | None = None) -> Outcome:
-        with cluster_session(self.connection, _api_timeout) as access:
+        with cluster_session(self.connection, api_timeout) as access:
             wanted_id = parse_topic_id(self.topic_id) if self.topic_id is not None else ZERO_UUID
             layout, live = access.topic_layout()
             by_id = wanted_id != ZERO_UUID
@@ -155,7 +144,7 @@ class CreateTopicRequest:
         if problem:
             return Outcome(preface=preface, failure=TopicCommandError(problem))
         warnings: tuple[str, ...] = ()
-        with cluster_session(self.connection, _api_timeout) as access:
+        with cluster_session(self.connection, api_timeout) as access:
             try:
                 created = access.create_topic(
                     self.topic, self.partitions, rf, assignment, configs, tolerate_exists=self.if_not_exists
@@ -183,7 +172,7 @@ class AlterTopicRequest:
 
     def execute(self, show: Show | None = None) -> Outcome:
         assignment = parse_replica_assignment(self.replica_assignment or "")
-        with cluster_session(self.connection, _api_timeout) as access:
+        with cluster_session(self.connection, api_timeout) as access:
             # One protocol client for all of it: metadata, CreatePartitions, the groups' offsets.
             layout, _ = access.topic_layout()
             names = _matching(layout, self.topic, False, self.if_exists)
@@ -301,7 +290,7 @@ class DeleteTopicsRequest:
     output: OutputFormat = OutputFormat.AUTO
 
     def execute(self, show: Show | None = None) -> Outcome:
-        with cluster_session(self.connection, _api_timeout) as access:
+        with cluster_session(self.connection, api_timeout) as access:
             names = _matching(access.list_topics(), self.topic, False, self.if_exists)
             refuse_internal(names, self.topic, "delete")
             verdict = self._send(access, names) if names else None

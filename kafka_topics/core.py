@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from kafka_groups.core.topics import TopicListResult
 from kafka_groups.errors import CliError
+
+if TYPE_CHECKING:
+    from kafka_groups.settings import ConnectionSettings
 
 # The names other modules import from here (several now live in kafka_groups.core.topics).
 __all__ = [
@@ -55,3 +59,14 @@ def refuse_internal(names: Iterable[str], topic: str, action: str) -> None:
             f"(committed offsets, transactions): refusing to {action} them; nothing was changed. "
             "Name only the topics to change."
         )
+
+
+def api_timeout(settings: ConnectionSettings) -> ConnectionSettings:
+    """As kafka-topics.sh's Admin client, each call waits up to ``default.api.timeout.ms`` from
+    ``--command-config`` (60 s when not set)."""
+    from dataclasses import replace  # dataclasses is loaded by now: the settings are one
+
+    given = settings.properties.get("default.api.timeout.ms", "").strip()
+    if given.isdigit() and int(given) > 0:
+        settings = replace(settings, timeout_ms=int(given))
+    return settings

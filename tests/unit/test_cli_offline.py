@@ -106,6 +106,17 @@ def test_unreachable_cluster_is_one_line_and_exit_1(capsys):
     assert captured.out == ""
 
 
+@pytest.mark.parametrize("action", [["--list"], ["--describe", "--topic", "t"]])
+def test_kafka_topics_waits_the_default_api_timeout_it_is_given(action, capsys, monkeypatch):
+    """kafka-topics has no --timeout: each action waits default.api.timeout.ms, as the Apache
+    tool's Admin client does (60 s unless --command-config or the environment sets it)."""
+    monkeypatch.setenv("KAFKA_CLIENT_DEFAULT_API_TIMEOUT_MS", "400")
+    assert _exit_code(topics_cli.main, ["--bootstrap-server", "127.0.0.1:1", *action]) == 1
+    assert capsys.readouterr().err.strip() == (
+        "Error: cannot reach the cluster at 127.0.0.1:1 within 400 ms: connection refused"
+    )
+
+
 def test_flag_form_does_not_load_typer():
     """Scripts use the flag form: it goes straight to the request, without Typer or Rich."""
     code = (

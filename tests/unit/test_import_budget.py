@@ -65,7 +65,9 @@ def parse_importtime(stderr: str) -> set[str]:
 
 
 def loaded_by(tool: str, *argv: str) -> tuple[set[str], subprocess.CompletedProcess[str]]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # kafka-topics has no --timeout: it waits default.api.timeout.ms (60 s unless set), set
+    # here the way a user sets any client property without a file.
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "KAFKA_CLIENT_DEFAULT_API_TIMEOUT_MS": "300"}
     env.pop("KAFKA_TOOLS_OUTPUT", None)
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", TOOLS[tool], *argv],
