@@ -60,24 +60,16 @@ _CG_VALUED = frozenset(
     | {"to-group", *SELECT}
 )
 
+# What describe takes in both group tools (kafka-consumer-groups adds --lag-time).
+_DESCRIBE = ("group", "all-groups", *SELECT, "members", "offsets", "state", "verbose", "health")
+
 TOOLS: dict[str, ToolSpec] = {
     "kafka-consumer-groups": ToolSpec(
         subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
         actions=("list", "describe", "reset-offsets", "delete-offsets", "delete", "validate-regex"),
         per_action={
             "list": ("state", "type", "watch"),
-            "describe": (
-                "group",
-                "all-groups",
-                *SELECT,
-                "members",
-                "offsets",
-                "state",
-                "verbose",
-                "health",
-                "lag-time",
-                "watch",
-            ),
+            "describe": (*_DESCRIBE, "lag-time", "watch"),
             "reset-offsets": (*RESET_SCOPE, "topic", "all-topics", *SCENARIOS),
             "delete-offsets": ("group", "topic", "backup-dir"),
             "delete": ("group", "all-groups", *SELECT, "backup-dir"),
@@ -92,17 +84,7 @@ TOOLS: dict[str, ToolSpec] = {
         actions=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
         per_action={
             "list": ("state", "watch"),
-            "describe": (
-                "group",
-                "all-groups",
-                *SELECT,
-                "members",
-                "offsets",
-                "state",
-                "verbose",
-                "health",
-                "watch",
-            ),
+            "describe": (*_DESCRIBE, "watch"),
             "reset-offsets": (*RESET_SCOPE, "input-topic", "all-input-topics", *SCENARIOS),
             "delete-offsets": ("group", "input-topic", "all-input-topics", "backup-dir"),
             "delete": (

@@ -144,12 +144,14 @@ class DescribeGroupsRequest:
             # A terminal: the loss radar's marks on lost and at-risk rows (piped text stays Apache's).
             from kafka_groups.commands.health import risk_marks
 
-            described = risk_marks(access, described)
-        if self.lag_time:
+            described, read = risk_marks(access, described)
+        else:
+            read = None
+        if self.lag_time and read is None:
             from kafka_groups.commands.health import lag_times
 
-            return described, missing, lag_times(access, described)
-        return described, missing, None
+            read = lag_times(access, described)  # not already read for the terminal's marks
+        return described, missing, read if self.lag_time else None
 
 
 def _missing_message(missing: Sequence[str]) -> str | None:

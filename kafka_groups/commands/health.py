@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kafka_groups.core.describe import DescribedGroup, LagTimes, TopicPartition, java_sorted
+from kafka_groups.core.describe import DescribedGroup, LagTimes, OffsetRow, TopicPartition, java_sorted
 from kafka_groups.core.health import (
     GroupHealth,
     GroupPolicy,
@@ -240,7 +240,9 @@ def streams_health(access: KafkaAccess, ids: list[str]) -> HealthResult:
     return HealthResult(tuple(groups), now, tuple(missing), note)
 
 
-def risk_marks(access: KafkaAccess, described: Sequence[DescribedGroup]) -> list[DescribedGroup]:
+def risk_marks(
+    access: KafkaAccess, described: Sequence[DescribedGroup]
+) -> tuple[list[DescribedGroup], LagTimes | None]:
     """The default describe on a terminal: the radar's rule (core/health.classify) on the rows
     already read, so lost and at-risk rows are marked in the Rich table. Costs one Fetch per
     leader and one DescribeConfigs, only when some row has lag; any failure marks nothing."""
@@ -249,9 +251,12 @@ def risk_marks(access: KafkaAccess, described: Sequence[DescribedGroup]) -> list
     from kafka_groups.access.policy_io import now_ms
     from kafka_groups.access.retention import retention_of
 
-    lagging = [r for g in described for r in g.rows if (r.lag or 0) > 0 or r.out_of_range]
+    def behind(r: OffsetRow) -> bool:
+        return r.current_offset is not None and ((r.lag or 0) > 0 or r.out_of_range)
+
+    lagging = [r for g in described for r in g.rows if behind(r)]
     if not lagging:
-        return list(described)
+        return list(described), None
     times = _best_effort("the next records' timestamps", lambda: lag_times(access, described), None)
     topics = {r.topic for r in lagging}
     retention: dict[str, Retention] = _best_effort(
@@ -262,7 +267,7 @@ def risk_marks(access: KafkaAccess, described: Sequence[DescribedGroup]) -> list
     for g in described:
         risks: dict[tuple[str, int], str] = {}
         for r in g.rows:
-            if r.current_offset is None or not ((r.lag or 0) > 0 or r.out_of_range):
+            if not behind(r):
                 continue
             kept = retention.get(r.topic)
             verdict = classify(
@@ -282,4 +287,4 @@ def risk_marks(access: KafkaAccess, described: Sequence[DescribedGroup]) -> list
             if verdict.status in (Status.LOST, Status.AT_RISK):
                 risks[(r.topic, r.partition)] = f"{verdict.status.value}: {verdict.detail}"
         marked.append(replace(g, risks=risks) if risks else g)
-    return marked
+    return marked, times  # the timestamps read, for --lag-time to reuse
