@@ -109,7 +109,9 @@ TOOL_JVM_OPTS = (
     "-XX:+ExplicitGCInvokesConcurrent",
     "-Djava.awt.headless=true",
 )
-BROKER_JVM_OPTS = ("-Xmx512m", "-Xms128m", *TOOL_JVM_OPTS[1:])
+# kafka-server-start.sh's default heap (KAFKA_HEAP_OPTS="-Xmx1G -Xms1G"); the suite's session broker
+# holds thousands of topics and groups by its end.
+BROKER_JVM_OPTS = ("-Xmx1G", "-Xms1G", *TOOL_JVM_OPTS[1:])
 
 # bin/kafka-*.sh script name -> main class, as in the newest release line ...
 TOOL_CLASSES = {

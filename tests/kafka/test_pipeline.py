@@ -72,8 +72,9 @@ def test_runs_land_every_record_once_and_the_group_shows_the_lag(broker, spark, 
     produce_n(broker.bootstrap, topic, {0: 10, 1: 5})
     for tool in (ours, apache):
         described = tool(
-            "kafka-consumer-groups", "--bootstrap-server", broker.bootstrap, "--describe", "--group", group
-        )
+            "kafka-consumer-groups", "--bootstrap-server", broker.bootstrap, "--describe", "--group", group,
+            "--timeout", "30000",
+        )  # fmt: skip
         lags = sorted(line.split()[5] for line in described.stdout.splitlines() if line.startswith(group))
         assert lags == ["10", "5"], described.stdout
 
@@ -95,9 +96,11 @@ def test_a_reset_with_our_cli_relands_from_there(broker, spark, ours, tmp_path):
     produce_n(broker.bootstrap, topic, {0: 10})
     _land(broker, spark, topic, group, out)  # ranges [0, 30) and [30, 40)
 
+    # The same 30 s the landings get: with Spark just done on 2 cores, the default 5 s (Apache's
+    # too) has run out before the coordinator answered.
     reset = ours(
         "kafka-consumer-groups", "--bootstrap-server", broker.bootstrap, "--group", group,
-        "--reset-offsets", "--to-offset", "25", "--topic", topic, "--execute",
+        "--reset-offsets", "--to-offset", "25", "--topic", topic, "--execute", "--timeout", "30000",
     )  # fmt: skip
     assert reset.returncode == 0, reset.stderr
     report = _land(broker, spark, topic, group, out)
