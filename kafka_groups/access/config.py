@@ -136,6 +136,9 @@ def kafka_python_config(settings: ConnectionSettings) -> dict[str, Any]:
     if sec.uses_tls:
         config["ssl_context"] = ssl_context(sec)
         config["ssl_check_hostname"] = sec.check_hostname
+    if settings.debug:
+        shown = json.dumps(redact(config), sort_keys=True, default=lambda value: type(value).__name__)
+        print(f"debug: protocol layer configuration: {shown}", file=sys.stderr)
     return config
 
 

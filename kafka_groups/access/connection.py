@@ -44,6 +44,9 @@ logging.getLogger("kafka_groups.librdkafka").addHandler(logging.NullHandler())
 
 _FEW_TOPICS = 8  # up to this many topics, metadata is asked for per topic
 TIMEOUT_CODES = frozenset({-185, 7, -195})  # _TIMED_OUT, REQUEST_TIMED_OUT, _TRANSPORT
+# How long the protocol layer tries to log in on its own before the AdminClient is asked why not
+# (see Connection._protocol): a healthy SASL/TLS login takes well under a second.
+FIRST_LOGIN_MS = 2000
 
 
 class Connection:
@@ -61,19 +64,36 @@ class Connection:
     # -- clients -------------------------------------------------------------------------
     @cached_property
     def _protocol(self) -> Any:
-        protocol_layer.prepare()
-        from kafka.admin import KafkaAdminClient
+        """The protocol layer's client, logged in. On a secured listener a command that has not
+        opened the AdminClient logs in with this client alone: one login, not two. kafka-python
+        retries refused credentials or a failed TLS handshake until its timeout without saying
+        which, so when the first ``FIRST_LOGIN_MS`` pass without a login the AdminClient is asked
+        (it names either at once); if it gets through, the cluster was only slow, and the
+        protocol layer goes on for what is left of the timeout."""
         from kafka.errors import KafkaError
 
-        if self._secured:
-            _ = self._admin  # which has seen authentication and TLS through, or named why not
         config = kafka_python_config(self.settings)
         if self._deadline is not None:  # first needed within an operation: what is left of it
             config["bootstrap_timeout_ms"] = max(self._deadline.remaining_ms(), 1)
+        total_ms = config["bootstrap_timeout_ms"]
+        alone = self._secured and "_admin" not in self.__dict__
+        if alone:
+            config["bootstrap_timeout_ms"] = min(total_ms, FIRST_LOGIN_MS)
+        began = time.monotonic()
+        client = protocol_layer.admin_client(config)
         try:
-            return KafkaAdminClient(**config)
+            if not client.bootstrapped:
+                if not alone or total_ms <= FIRST_LOGIN_MS:
+                    raise client.bootstrap_error
+                _ = self._admin  # which names refused credentials or TLS, or gets through
+                client.bootstrap(max(total_ms - int((time.monotonic() - began) * 1000), 1))
         except KafkaError as exc:
+            client.close()
             raise self._unreachable(exc) from None
+        except BaseException:
+            client.close()
+            raise
+        return client
 
     @property
     def _secured(self) -> bool:

@@ -16,6 +16,7 @@ import importlib.util
 import logging
 import sys
 import threading
+from typing import Any
 
 PACKAGE = "kafka"
 
@@ -43,3 +44,35 @@ def prepare() -> None:
     # What the package's __init__ does first: its loggers stay quiet unless configured.
     logging.getLogger(PACKAGE).addHandler(logging.NullHandler())
     sys.modules[PACKAGE] = module
+
+
+def admin_client(config: dict[str, Any]) -> Any:
+    """kafka-python's ``KafkaAdminClient`` with its network thread started. A bootstrap that
+    times out (``bootstrap_timeout_ms``) does not raise: the client is left with ``bootstrapped``
+    false and the error in ``bootstrap_error``, to be bootstrapped again (``bootstrap(ms)``, which
+    raises when it times out) or closed."""
+    prepare()
+    from kafka.admin import KafkaAdminClient
+    from kafka.errors import KafkaTimeoutError
+
+    class Admin(KafkaAdminClient):  # type: ignore[misc]
+        bootstrap_error: KafkaTimeoutError | None = None
+
+        def __init__(self, **settings: Any) -> None:
+            try:
+                super().__init__(**settings)
+            except KafkaTimeoutError as exc:  # raised by the bootstrap, the constructor's last step
+                if not hasattr(self, "_manager"):
+                    raise
+                self.bootstrap_error = exc
+                self._closed = False
+                self._controller_id = None
+
+        @property
+        def bootstrapped(self) -> bool:
+            return bool(self._manager.bootstrapped)
+
+        def bootstrap(self, timeout_ms: int) -> None:
+            self._manager.bootstrap(timeout_ms)
+
+    return Admin(**config)
