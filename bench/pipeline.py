@@ -118,6 +118,11 @@ def ours(spark, bootstrap: str, topic: str, out: str, group: str | None = None) 
     return elapsed
 
 
+def _count_label(records: int) -> str:
+    """1m for 1,000,000 records, 5m for 5,000,000, else the number itself."""
+    return f"{records // 1_000_000}m" if records % 1_000_000 == 0 else str(records)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -126,6 +131,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--bootstrap", help="use this running broker instead of starting one")
     parser.add_argument("--no-write", action="store_true", help="print results without updating RESULTS.md")
+    parser.add_argument(
+        "--scratch",
+        help="where both jobs write their Parquet (default: the system's temporary directory); a memory "
+        "file system such as /dev/shm keeps disk write-back out of the timings",
+    )
     opts = parser.parse_args()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -134,7 +144,7 @@ def main() -> None:
     if not bootstrap:
         cluster = local_kafka.start(nodes=1, workdir=ROOT / ".cache" / "run" / "bench")
         bootstrap = cluster.bootstrap
-    scratch = Path(tempfile.mkdtemp(prefix="bench-landing-"))
+    scratch = Path(tempfile.mkdtemp(prefix="bench-landing-", dir=opts.scratch))
     try:
         topic = _topic(bootstrap, opts.records)
         ends = _ends(bootstrap, topic)
@@ -157,13 +167,16 @@ def main() -> None:
         med = {who: statistics.median(t) for who, t in times.items()}
         overhead = {who: (med[who] - med["plain"]) / med["plain"] * 100 for who in kinds[1:]}
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        section = f"pipeline-landing-{_count_label(records)}"
+        where = f" into {opts.scratch}" if opts.scratch else ""
         text = (
-            "## pipeline-landing-1m\n\n"
+            f"## {section}\n\n"
             f'kafka-to-parquet against a plain `spark.read.format("kafka")` batch writing Parquet, the same '
             f"{records:,} records ({PARTITIONS} partitions, 100-byte values) in one local Spark session "
             f"(pyspark {spark.version}). Kafka {local_kafka.KAFKA_VERSION}, {opts.runs} alternating runs "
             f"after one warm-up, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"measured {stamp}. Written by `python -m bench.pipeline`.\n\n"
+            f"Parquet written{where or ' to the temporary directory'}, measured {stamp}. Written by "
+            f"`python -m bench.pipeline --records {opts.records}`.\n\n"
             "A first run lands into a new group (its start time recorded); a later run lands into a group "
             "reset to the start beforehand, as `--reset-offsets --to-earliest --execute` leaves it.\n\n"
             "| job | median wall (s) | all runs (s) |\n|---|---|---|\n"
@@ -178,7 +191,7 @@ def main() -> None:
         )
         print(text)
         if not opts.no_write:
-            write_results({"pipeline-landing-1m": text})
+            write_results({section: text})
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         if cluster is not None:
