@@ -84,8 +84,7 @@ def librdkafka_config(settings: ConnectionSettings) -> dict[str, Any]:
     # The backoff still doubles up to reconnect.backoff.max.ms when a broker is down.
     config.setdefault("reconnect.backoff.ms", _FIRST_RECONNECT_BACKOFF_MS)
     if settings.debug:
-        shown = {k: ("<PEM>" if k.endswith(".pem") else v) for k, v in redact(config).items()}
-        print(f"debug: librdkafka configuration: {json.dumps(shown, sort_keys=True)}", file=sys.stderr)
+        _show_config("librdkafka", config)
     return config
 
 
@@ -137,9 +136,16 @@ def kafka_python_config(settings: ConnectionSettings) -> dict[str, Any]:
         config["ssl_context"] = ssl_context(sec)
         config["ssl_check_hostname"] = sec.check_hostname
     if settings.debug:
-        shown = json.dumps(redact(config), sort_keys=True, default=lambda value: type(value).__name__)
-        print(f"debug: protocol layer configuration: {shown}", file=sys.stderr)
+        _show_config("protocol layer", config)
     return config
+
+
+def _show_config(client: str, config: dict[str, Any]) -> None:
+    """``--debug``: a client's configuration on stderr, secrets hidden, PEM texts and objects
+    (an SSL context, a token provider) named rather than shown."""
+    shown = {k: ("<PEM>" if k.endswith(".pem") else v) for k, v in redact(config).items()}
+    text = json.dumps(shown, sort_keys=True, default=lambda value: type(value).__name__)
+    print(f"debug: {client} configuration: {text}", file=sys.stderr)
 
 
 def ssl_context(sec: ClientSecurity) -> ssl.SSLContext:

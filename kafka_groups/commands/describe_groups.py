@@ -140,18 +140,19 @@ class DescribeGroupsRequest:
             DescribedGroup(found[g], offset_rows(found[g], committed.get(g, {}), ends, starts))
             for g in java_sorted(found)
         ]
+        read: LagTimes | None = None  # the next records' timestamps, once read
         if resolve_format(self.output, sys.stdout) is OutputFormat.TABLE:
             # A terminal: the loss radar's marks on lost and at-risk rows (piped text stays Apache's).
             from kafka_groups.commands.health import risk_marks
 
             described, read = risk_marks(access, described)
-        else:
-            read = None
-        if self.lag_time and read is None:
+        if not self.lag_time:
+            return described, missing, None
+        if read is None:
             from kafka_groups.commands.health import lag_times
 
-            read = lag_times(access, described)  # not already read for the terminal's marks
-        return described, missing, read if self.lag_time else None
+            read = lag_times(access, described)
+        return described, missing, read
 
 
 def _missing_message(missing: Sequence[str]) -> str | None:

@@ -42,6 +42,11 @@ def _spread(h: int) -> int:
     return u ^ (u >> 16)
 
 
+def hashmap_bucket(h: int, capacity: int = 16) -> int:
+    """The bucket of a key with ``hashCode`` ``h`` in a ``HashMap`` of ``capacity`` buckets."""
+    return _spread(h) & (capacity - 1)
+
+
 def hashmap_order(keys: Iterable[K], hash_of: Callable[[K], int], initial_capacity: int = 16) -> list[K]:
     """Keys (inserted in the given order, duplicates ignored) in HashMap iteration order."""
     unique: dict[K, None] = {}
@@ -54,7 +59,7 @@ def hashmap_order(keys: Iterable[K], hash_of: Callable[[K], int], initial_capaci
             capacity *= 2
     ordered = list(unique)
     position = {key: i for i, key in enumerate(ordered)}
-    return sorted(ordered, key=lambda k: (_spread(hash_of(k)) & (capacity - 1), position[k]))
+    return sorted(ordered, key=lambda k: (hashmap_bucket(hash_of(k), capacity), position[k]))
 
 
 def string_keys_order(keys: Iterable[str]) -> list[str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from infra import kafka as local_kafka
-from kafka_groups.core.javaorder import string_hash
+from kafka_groups.core.javaorder import hashmap_bucket, string_hash
 from tests.kafka_helpers import ActiveConsumer, commit_offsets, committed, create_topic, produce_n, unique
 
 pytestmark = pytest.mark.kafka
@@ -242,16 +242,11 @@ def test_delete_groups_matches_apache(broker, topics, apache, ours, tmp_path):
     assert all(committed(bs, g) == _offsets(topics) for g in names["ours"][:2])
 
 
-def _bucket(group: str) -> int:
-    h = string_hash(group) & 0xFFFFFFFF
-    return (h ^ (h >> 16)) & 15  # a 16-bucket java.util.HashMap's bucket of this key
-
-
 def _two_groups_apart(prefix: str) -> list[str]:
     """Two group ids in different HashMap buckets: within one bucket the Apache tool's order
     follows a JVM identity hash no other program can know (README, deliberate differences)."""
     first = unique(prefix)
-    while _bucket(second := unique(prefix)) == _bucket(first):
+    while hashmap_bucket(string_hash(second := unique(prefix))) == hashmap_bucket(string_hash(first)):
         pass
     return [first, second]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_groups.core.javaorder import topic_partition_hash
+from kafka_groups.core.javaorder import hashmap_bucket, topic_partition_hash
 from tests.kafka.test_describe_groups import with_creation_time_column
 from tests.kafka_helpers import (
     Record,
@@ -92,8 +92,7 @@ def _bucket(line: str, rows: int) -> int:
     capacity = 16
     while rows > capacity * 0.75:
         capacity *= 2
-    h = topic_partition_hash(topic, int(partition)) & 0xFFFFFFFF
-    return (h ^ (h >> 16)) & (capacity - 1)
+    return hashmap_bucket(topic_partition_hash(topic, int(partition)), capacity)
 
 
 def assert_same_rows(mine: str, theirs: str, what: object) -> None:
