@@ -21,6 +21,7 @@ from kafka_groups.client_config import secret_values
 from kafka_groups.errors import ConfigError, UsageError
 from kafka_groups.escape import escape_controls
 from kafka_groups.properties import load_properties
+from kafka_groups.timeouts import ENV_TIMEOUT, GROUPS_TIMEOUT_MS, whole_ms
 
 ENV_BOOTSTRAP = "KAFKA_BOOTSTRAP_SERVERS"
 ENV_COMMAND_CONFIG = "KAFKA_COMMAND_CONFIG"
@@ -82,12 +83,17 @@ class ConnectionSettings:
 def resolve_settings(
     bootstrap_server: str | None,
     command_config: str | None,
-    timeout_ms: int,
+    timeout_ms: int | None,
     debug: bool = False,
     environ: Mapping[str, str] | None = None,
+    default_timeout_ms: int = GROUPS_TIMEOUT_MS,
 ) -> ConnectionSettings:
-    """Resolve flags, environment and the properties file into settings (no network)."""
+    """Resolve flags, environment and the properties file into settings (no network).
+    ``timeout_ms`` None: --timeout was not given, and KAFKA_TOOLS_TIMEOUT_MS or the tool's
+    default applies."""
     env = os.environ if environ is None else environ
+    if timeout_ms is None:
+        timeout_ms = default_timeout(env, default_timeout_ms)
     config_path = command_config or env.get(ENV_COMMAND_CONFIG) or None
     properties = environment_properties(env) | (load_properties(config_path) if config_path else {})
     # A value given but blank is an error where it was given, never a fall-back to the next.
@@ -119,14 +125,39 @@ def resolve_settings(
     )
 
 
+def default_timeout(environ: Mapping[str, str], tool_default_ms: int) -> int:
+    """--timeout when it is not given: KAFKA_TOOLS_TIMEOUT_MS (for a cluster that is slow to
+    answer, or a busy CI machine), else the tool's own default. Set but empty is unset; anything
+    else that is not a positive whole number of milliseconds is refused."""
+    raw = environ.get(ENV_TIMEOUT, "").strip()
+    if not raw:
+        return tool_default_ms
+    given = whole_ms(raw, 2**31 - 1)
+    if given is None:
+        shown = escape_controls(raw)
+        raise ConfigError(
+            f"{ENV_TIMEOUT} must be a whole number of milliseconds from 1 to {2**31 - 1}, e.g. 30000; "
+            f"got '{shown}'"
+        )
+    return given
+
+
 @dataclass(frozen=True)
 class ConnectionArgs:
-    """Connection options as given on the command line, resolved on use."""
+    """Connection options as given on the command line, resolved on use. ``timeout_ms`` None:
+    --timeout was not given (``default_timeout`` applies, with the tool's own default)."""
 
     bootstrap_server: str | None = None
     command_config: str | None = None
-    timeout_ms: int = 5000
+    timeout_ms: int | None = None
     debug: bool = False
+    default_timeout_ms: int = GROUPS_TIMEOUT_MS
 
     def resolve(self) -> ConnectionSettings:
-        return resolve_settings(self.bootstrap_server, self.command_config, self.timeout_ms, self.debug)
+        return resolve_settings(
+            self.bootstrap_server,
+            self.command_config,
+            self.timeout_ms,
+            self.debug,
+            default_timeout_ms=self.default_timeout_ms,
+        )

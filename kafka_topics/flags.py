@@ -127,9 +127,12 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
         return VERSION
     action = validate(p)
     # The requests' modules load here, each in its branch: help and usage errors load none.
+    from dataclasses import replace
+
     from kafka_topics.list_request import TOPICS_TIMEOUT_MS, ListTopicsRequest
 
-    connection = connection_args(p, TOPICS_TIMEOUT_MS)
+    # kafka-topics has no --timeout, and KAFKA_TOOLS_TIMEOUT_MS is the group tools' only.
+    connection = replace(connection_args(p, TOPICS_TIMEOUT_MS), timeout_ms=TOPICS_TIMEOUT_MS)
     output = output_format(p)
     if action == "list":
         return ListTopicsRequest(

@@ -39,11 +39,32 @@ from tests import forkserver, inprocess  # noqa: E402
 
 OUR_TOOLS = inprocess.OUR_TOOLS
 
+# The brokers, the Apache tools, the Streams app and the Spark JVMs (drivers through SPARK_SUBMIT_OPTS;
+# the standalone cluster's daemons and executors in test_pipeline_cluster) the suite starts run without
+# the optimising JIT compiler (infra/kafka.py, JVM_OPTS_ENV): set it to "" to run them as released.
+os.environ.setdefault(local_kafka.JVM_OPTS_ENV, "-XX:TieredStopAtLevel=1")
+os.environ.setdefault("SPARK_SUBMIT_OPTS", os.environ[local_kafka.JVM_OPTS_ENV])
+# Every broker start and restart in the suite may take 300 s, not the infra's 90: on a loaded 2-core CI
+# machine a three-node start and a killed broker's restart have both taken longer than 90 s.
+os.environ.setdefault(local_kafka.READY_TIMEOUT_ENV, "300")
+# Our group tools' --timeout, where a test does not give one, is 30 s (KAFKA_TOOLS_TIMEOUT_MS), not
+# the Apache tools' 5 s: on that machine a coordinator lookup has taken longer than 5 s. Tests of what
+# a timeout does give --timeout themselves; tests/unit/test_time_limits.py covers the default.
+os.environ.setdefault("KAFKA_TOOLS_TIMEOUT_MS", "30000")
+
 
 @dataclass(frozen=True)
 class Broker:
     bootstrap: str
     version: str
+
+
+def session_workdir(name: str) -> Path:
+    """A session cluster's work directory: one per pytest-xdist worker, so that the workers of
+    ``scripts/test`` never start a broker in each other's directory. Session clusters are killed at
+    the end (``stop(grace=0)``): their data is deleted, so a controlled shutdown is only a wait."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return local_kafka.RUN_DIR / (f"{name}-{worker}" if worker else name)
 
 
 def _start(version: str, env_var: str) -> Iterator[Broker]:
@@ -53,11 +74,11 @@ def _start(version: str, env_var: str) -> Iterator[Broker]:
         return
     # Its own work directory, so a broker a developer started with `python -m infra.kafka start`
     # keeps running while the suite runs.
-    cluster = local_kafka.start(nodes=1, version=version, workdir=local_kafka.RUN_DIR / f"pytest-{version}")
+    cluster = local_kafka.start(nodes=1, version=version, workdir=session_workdir(f"pytest-{version}"))
     try:
         yield Broker(cluster.bootstrap, version)
     finally:
-        cluster.stop()
+        cluster.stop(grace=0)
 
 
 @pytest.fixture(scope="session")
@@ -82,12 +103,12 @@ def secure_cluster() -> Iterator[local_kafka.Cluster]:
         yield local_kafka.Cluster.load(external)
         return
     cluster = local_kafka.start(
-        nodes=1, version=local_kafka.KAFKA_VERSION, workdir=local_kafka.RUN_DIR / "pytest-secure", secure=True
+        nodes=1, version=local_kafka.KAFKA_VERSION, workdir=session_workdir("pytest-secure"), secure=True
     )
     try:
         yield cluster
     finally:
-        cluster.stop()
+        cluster.stop(grace=0)
 
 
 @pytest.fixture(scope="session")
@@ -96,12 +117,12 @@ def three_nodes() -> Iterator[local_kafka.Cluster]:
     or kills nodes calls kafka_helpers.restore_nodes before it uses the cluster and when it is done;
     names are unique per test, so modules do not see each other's topics or groups by name."""
     cluster = local_kafka.start(
-        nodes=3, version=local_kafka.KAFKA_VERSION, workdir=local_kafka.RUN_DIR / "pytest-3n"
+        nodes=3, version=local_kafka.KAFKA_VERSION, workdir=session_workdir("pytest-3n")
     )
     try:
         yield cluster
     finally:
-        cluster.stop()
+        cluster.stop(grace=0)
 
 
 RunResult = subprocess.CompletedProcess
@@ -185,12 +206,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # The tests on the shared three-node cluster run last, together (in their usual order), so its
-    # three broker JVMs are up only while they are needed: session fixtures end with the session.
-    items.sort(key=lambda item: "three_nodes" in item.fixturenames)
+    # Under xdist the workers take the longest work first and the shortest last: "side" (below),
+    # then the other real-broker modules, then the unit tests. Within "side", or in one process,
+    # the tests on the shared three-node cluster run last, together (in their usual order), so
+    # that its three broker JVMs start only when they are needed.
+    unit = ROOT / "tests" / "unit"
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(
+            key=lambda item: (
+                _scope(item.nodeid) != "side",
+                item.path.is_relative_to(unit),
+                "three_nodes" in item.fixturenames,
+            )
+        )
+    else:
+        items.sort(key=lambda item: "three_nodes" in item.fixturenames)
     if not config.getoption("--fast"):
         return
-    unit = ROOT / "tests" / "unit"
     keep, drop = [], []
     for item in items:
         if item.path.is_relative_to(unit) or item.get_closest_marker("smoke") is not None:
@@ -200,3 +232,43 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+# `scripts/test` runs pytest-xdist workers (two by default). A worker takes a whole group of modules
+# at a time, as it becomes free. "side" holds the modules that pause, kill and restart brokers (and
+# share the three-node cluster) and the Spark modules: they run one after another, never beside
+# each other (run side by side, their JVMs starved each other: a CI run took twice as long). The
+# secure cluster's two modules are a group (it starts once); every other module is a group of its
+# own, so a worker done with "side" takes what is left of the rest.
+GROUPS = {
+    "side": (
+        "test_faults",
+        "test_failover",
+        "test_infra",
+        "test_topics_replication",
+        "test_pipeline",
+        "test_pipeline_cluster",
+        "test_pipeline_setup",
+    ),
+    "secure": ("test_security", "test_one_connection"),
+}
+GROUP_OF = {f"tests/kafka/{name}.py": group for group, names in GROUPS.items() for name in names}
+assert all((ROOT / path).is_file() for path in GROUP_OF), "GROUPS names a module that is not there"
+
+
+def _scope(nodeid: str) -> str:
+    path = nodeid.split("::", 1)[0]
+    return GROUP_OF.get(path, path)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _scope(nodeid)
+
+    # In the order above, not re-sorted by how many tests each scope has (xdist's default).
+    config.option.loadscopereorder = False
+    return ModuleGroups(config, log)  # type: ignore[arg-type]

@@ -3,14 +3,19 @@ timestamps, and classic or consumer-protocol (KIP-848) groups."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+
+# A --timeout (ms) far above what a command takes against the suite's brokers, for tests whose subject
+# is not the timeout: a loaded CI machine must not fail them at the tools' default 5000 (Apache's too).
+TOOL_TIMEOUT_MS = "20000"
 
 
 def unique(case: str) -> str:
@@ -25,10 +30,22 @@ def admin(bootstrap: str) -> AdminClient:
 def create_topic(bootstrap: str, name: str, partitions: int = 1, replication: int = 1) -> str:
     """A topic whose records are never deleted by time: tests write records with timestamps
     far in the past, which the broker's default 7-day retention would remove within minutes."""
-    client = admin(bootstrap)  # keep the client alive until its futures resolve
     topic = NewTopic(name, partitions, replication, config={"retention.ms": "-1"})
-    futures = client.create_topics([topic], operation_timeout=30)
-    futures[name].result(timeout=30)
+    for attempt in range(3):
+        client = admin(bootstrap)  # keep the client alive until its futures resolve
+        futures = client.create_topics([topic], operation_timeout=30)
+        try:
+            futures[name].result(timeout=30)
+            break
+        except concurrent.futures.TimeoutError:
+            # A broker just resumed from a pause can leave a request unanswered; the topic may
+            # have been made all the same, which the next attempt finds.
+            if attempt == 2:
+                raise
+        except KafkaException as exc:
+            if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS or attempt == 0:
+                raise
+            break
     _wait_for_partitions(bootstrap, name, partitions)
     return name
 
@@ -59,7 +76,10 @@ def _wait_for_partitions(bootstrap: str, name: str, partitions: int, timeout: fl
     deadline = time.monotonic() + timeout
     client = admin(bootstrap)
     while time.monotonic() < deadline:
-        topic = client.list_topics(name, timeout=5).topics.get(name)
+        try:
+            topic = client.list_topics(name, timeout=5).topics.get(name)
+        except KafkaException:  # a metadata request that timed out on a busy machine: ask again
+            topic = None
         if (
             topic
             and topic.error is None
@@ -79,6 +99,9 @@ class Record:
     key: str | None = None
 
 
+FLUSH_S = 120
+
+
 def produce(bootstrap: str, topic: str, records: Iterable[Record]) -> int:
     """Write records (with chosen partitions and timestamps); return how many were acknowledged."""
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "acks": "all"})
@@ -92,12 +115,23 @@ def produce(bootstrap: str, topic: str, records: Iterable[Record]) -> int:
         else:
             failures.append(str(err))
 
-    for r in records:
-        kwargs = {"timestamp": r.timestamp_ms} if r.timestamp_ms is not None else {}
-        producer.produce(
-            topic, value=r.value, key=r.key, partition=r.partition, on_delivery=on_delivery, **kwargs
-        )
-    producer.flush(30)
+    try:
+        for r in records:
+            kwargs = {"timestamp": r.timestamp_ms} if r.timestamp_ms is not None else {}
+            producer.produce(
+                topic, value=r.value, key=r.key, partition=r.partition, on_delivery=on_delivery, **kwargs
+            )
+        # Thousands of partitions on a saturated machine have taken longer than 30 s.
+        unsent = producer.flush(FLUSH_S)
+    finally:
+        # Freed here, whatever happened: a producer kept alive by a failed test's traceback (its
+        # frame) would go on dialling its broker after the broker is gone, and be freed at any
+        # later moment. (Producer.close() is newer than the confluent-kafka the project allows.)
+        producer.purge()
+        producer.flush(0)
+        del producer
+    if unsent:
+        raise KafkaException(f"{unsent} records to {topic} not acknowledged within {FLUSH_S} s")
     if failures:
         raise KafkaException(failures[0])
     return acked
@@ -160,11 +194,20 @@ def commit_offsets(bootstrap: str, group: str, offsets: dict[tuple[str, int], in
     from confluent_kafka import ConsumerGroupTopicPartitions
 
     request = ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o) for (t, p), o in offsets.items()])
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while True:
         client = admin(bootstrap)
         futures = client.alter_consumer_group_offsets([request], request_timeout=30)
-        futures[group].result(timeout=30)
+        # Unanswered while a new broker creates its offsets topic, or timed out on a busy machine: the
+        # read below tells whether the commit took, and the loop commits again if not.
+        try:
+            futures[group].result(timeout=30)
+        except concurrent.futures.TimeoutError:
+            pass
+        except KafkaException as exc:
+            error = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
+            if error is None or not (error.retriable() or error.code() == KafkaError._TIMED_OUT):
+                raise
         for _ in range(10):
             now = committed(bootstrap, group)
             if all(now.get(tp) == o for tp, o in offsets.items()):
@@ -285,8 +328,8 @@ def wait_for_full_isr(bootstrap: str, topics: Iterable[str], timeout: float = 60
 
 
 def restore_nodes(cluster) -> None:
-    """A shared multi-node cluster back to health: every stopped node started again, and every
-    partition of every topic led and fully in sync (so whole-cluster reports start clean)."""
+    """A cluster back to health: every stopped node started again, and every partition of every
+    topic led and fully in sync (so whole-cluster reports start clean)."""
     for node in cluster.node_list:
         if not cluster.is_running(node.node_id):
             cluster.start_node(node.node_id)
@@ -303,4 +346,4 @@ def restore_nodes(cluster) -> None:
             for topic in listed.values()
         )
 
-    wait_until(healthy, "every partition of the shared cluster is fully in sync", timeout=120, every=0.5)
+    wait_until(healthy, "every partition of the cluster is fully in sync", timeout=120, every=0.5)

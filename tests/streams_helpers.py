@@ -3,7 +3,6 @@ time against the pinned jars, that makes streams groups (KIP-1071) for the tests
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -18,43 +17,24 @@ from infra import kafka as local_kafka
 SOURCE = Path(__file__).resolve().parent / "streams_app" / "TestStreamsApp.java"
 BUILD_DIR = local_kafka.REPO_ROOT / ".cache" / "streams-app"
 START_TIMEOUT_S = 90.0
-_compile_lock = threading.Lock()
 
 
 def compiled_app() -> tuple[Path, Path]:
     """Compile the app once per source version; returns (classes dir, Kafka libs dir)."""
     libs = local_kafka.ensure_tool_jars(local_kafka.KAFKA_VERSION)
-    digest = hashlib.sha256(SOURCE.read_bytes() + str(libs).encode()).hexdigest()[:12]
-    classes = BUILD_DIR / digest
-    with _compile_lock:
-        if not (classes / "TestStreamsApp.class").is_file():
-            javac = shutil.which("javac")
-            if javac is None:
-                raise RuntimeError("javac is not on PATH; the streams-group tests need a JDK 17+")
-            staging = Path(tempfile.mkdtemp(prefix="streams-app-", dir=BUILD_DIR.parent))
-            subprocess.run(
-                [javac, "-d", str(staging), "-cp", f"{libs}/*", str(SOURCE)],
-                check=True,
-                capture_output=True,
-                text=True,
-            )
-            BUILD_DIR.mkdir(parents=True, exist_ok=True)
-            if not classes.exists():
-                staging.rename(classes)
-            else:
-                shutil.rmtree(staging, ignore_errors=True)
-    return classes, libs
+    return local_kafka.compiled_classes(SOURCE, libs, BUILD_DIR), libs
 
 
 class StreamsApp:
-    """One running instance of the application; the group is ``app_id``.
+    """One JVM running one instance of the application per id; each id is its own group.
 
-    ``with StreamsApp(...) as app:`` waits until the instance is RUNNING; leaving the block
-    closes it, and the instance leaves the group."""
+    ``with StreamsApp(...) as app:`` waits until every instance is RUNNING; leaving the block
+    closes them, and each instance leaves its group. One JVM for many groups: Kafka Streams is
+    loaded once, not once per group, which on two cores is most of the cost of a group."""
 
-    def __init__(self, bootstrap: str, app_id: str, inputs: list[str], output: str) -> None:
+    def __init__(self, bootstrap: str, app_ids: str | list[str], inputs: list[str], output: str) -> None:
         self.bootstrap = bootstrap
-        self.app_id = app_id
+        self.app_ids = [app_ids] if isinstance(app_ids, str) else list(app_ids)
         self.inputs = inputs
         self.output = output
         self._state_dir = tempfile.mkdtemp(prefix="ks-state-")
@@ -66,13 +46,14 @@ class StreamsApp:
         java = local_kafka._java()
         cmd = [
             java,
-            "-Xmx256m",
+            "-Xmx512m",
+            *local_kafka.extra_jvm_opts(),
             local_kafka._log_config_opt(local_kafka.KAFKA_VERSION, "tools"),
             "-cp",
             f"{classes}{os.pathsep}{libs}/*",
             "TestStreamsApp",
             self.bootstrap,
-            self.app_id,
+            ",".join(self.app_ids),
             ",".join(self.inputs),
             self.output,
             self._state_dir,
@@ -81,21 +62,29 @@ class StreamsApp:
             self._proc = subprocess.Popen(
                 cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True
             )
+        waiting = set(self.app_ids)  # the ids not RUNNING yet; read and changed under `lock`
+        lock = threading.Lock()
         ready = threading.Event()
 
         def watch() -> None:
             assert self._proc is not None and self._proc.stdout is not None
             for line in self._proc.stdout:
-                if line.strip() == "RUNNING":
-                    ready.set()
+                word, _, app_id = line.strip().partition(" ")
+                if word == "RUNNING":
+                    with lock:
+                        waiting.discard(app_id)
+                        if not waiting:
+                            ready.set()
 
         threading.Thread(target=watch, daemon=True).start()
         deadline = time.monotonic() + START_TIMEOUT_S
         while not ready.wait(0.2):
             if self._proc.poll() is not None or time.monotonic() > deadline:
                 log = self._log.read_text()[-3000:]
+                with lock:
+                    late = sorted(waiting)
                 self.stop()
-                raise RuntimeError(f"the streams app {self.app_id} did not start: {log}")
+                raise RuntimeError(f"streams app instances did not start: {late}: {log}")
         return self
 
     def stop(self) -> None:
@@ -103,7 +92,7 @@ class StreamsApp:
             return
         proc, self._proc = self._proc, None
         if proc.poll() is None and proc.stdin is not None:
-            proc.stdin.close()  # the app closes KafkaStreams and leaves the group
+            proc.stdin.close()  # the app closes its instances, and each leaves its group
             try:
                 proc.wait(timeout=40)
             except subprocess.TimeoutExpired:
@@ -123,20 +112,11 @@ class StreamsApp:
 def make_groups(
     bootstrap: str, app_ids: list[str], inputs: list[str], output: str, expected: dict[tuple[str, int], int]
 ) -> None:
-    """Run one instance of the application per id, all at once, until each group has
+    """Run one instance of the application per id, all in one JVM, until each group has
     committed ``expected`` on the input partitions; then stop them all: the groups are Empty."""
     from tests.kafka_helpers import committed
 
-    apps = [StreamsApp(bootstrap, app_id, inputs, output) for app_id in app_ids]
-    threads = [threading.Thread(target=app.start) for app in apps]
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        failed = [app.app_id for app in apps if app._proc is None]
-        if failed:
-            raise RuntimeError(f"streams apps did not start: {failed}")
+    with StreamsApp(bootstrap, app_ids, inputs, output):
         deadline = time.monotonic() + START_TIMEOUT_S
         for app_id in app_ids:
             while True:
@@ -146,12 +126,6 @@ def make_groups(
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"{app_id} did not commit {expected}: {held}")
                 time.sleep(0.3)
-    finally:
-        stoppers = [threading.Thread(target=app.stop) for app in apps]
-        for t in stoppers:
-            t.start()
-        for t in stoppers:
-            t.join()
     wait_until_empty(bootstrap, app_ids)
 
 

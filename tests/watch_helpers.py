@@ -28,7 +28,8 @@ class Watch:
     def __init__(
         self, args: Sequence[str], env: dict[str, str] | None = None, tool: str = "kafka-consumer-groups"
     ) -> None:
-        full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+        # PYTHONFAULTHANDLER: a watch that does not end is made to print where each thread is.
+        full_env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1", **(env or {})}
         for name in DROPPED_ENV:
             full_env.pop(name, None)
         self.proc = subprocess.Popen(
@@ -76,7 +77,17 @@ class Watch:
     def stop(self, signum: int = signal.SIGINT) -> tuple[int, str]:
         """Signal it; its exit status and stderr. The lines written up to the end are kept."""
         self.proc.send_signal(signum)
-        code = self.proc.wait(timeout=60)
+        try:
+            code = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGABRT)  # the fault handler prints every thread's stack
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(30)
+            stacks = self._stderr()[-6000:]
+            raise AssertionError(f"the watch did not end within 60 s of {signum!r}:\n{stacks}") from None
         self._reader.join(30)
         while True:
             line = self._lines.get_nowait()

@@ -15,7 +15,7 @@ from collections import defaultdict
 from functools import cached_property
 from typing import Any
 
-from kafka_groups.access import protocol_layer
+from kafka_groups.access import clients, protocol_layer
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, security_of, warn_unmapped
 from kafka_groups.access.decode import (
     CONSUMER_GROUP_DESCRIBE_API_KEY,
@@ -204,7 +204,11 @@ class Connection:
         except KafkaException as exc:  # settings librdkafka refuses, e.g. a mechanism it was built without
             raise ConfigError(f"the Kafka client refuses these settings: {_error_text(exc)}") from None
         if self._secured:
-            self._await_connection(admin)
+            try:
+                self._await_connection(admin)
+            except BaseException:
+                clients.retire(admin)  # never cached: close() would not see it
+                raise
         return admin
 
     def _await_connection(self, admin: Any) -> None:
@@ -223,8 +227,13 @@ class Connection:
             raise self._unreachable(TimeoutError())
 
     def close(self) -> None:
-        if "_protocol" in self.__dict__:
-            self._protocol.close()
+        try:
+            if "_protocol" in self.__dict__:
+                self._protocol.close()
+        finally:
+            if "_admin" in self.__dict__:
+                clients.retire(self.__dict__.pop("_admin"))
+            clients.sweep()
 
     def _leadership(
         self, partitions: set[TopicPartition]

@@ -7,6 +7,7 @@ import logging
 import time
 from typing import Any
 
+from kafka_groups.access import clients
 from kafka_groups.settings import ConnectionSettings
 
 # Properties that need the full client configuration (TLS, SASL, OAuth); without any of them
@@ -29,21 +30,37 @@ def list_names(settings: ConnectionSettings, kind: str, deadline: float) -> list
         from confluent_kafka.admin import AdminClient
 
         config = _config(settings)
-        left = deadline - time.monotonic()
-        if left <= 0.05:
+        if deadline - time.monotonic() <= 0.05:
             return None
         quiet = logging.getLogger("kafka_groups.librdkafka.completion")
         quiet.setLevel(logging.CRITICAL + 1)
         config |= {"socket.connection.setup.timeout.ms": 1000, "logger": quiet}
-        admin = AdminClient(config)
-        if kind == "topics":
-            metadata = admin.list_topics(timeout=left)
-            return {name: len(t.partitions) for name, t in metadata.topics.items()}
-        future = admin.list_consumer_groups(request_timeout=left)
-        listed = future.result(timeout=max(deadline - time.monotonic(), 0.01))
-        return [g.group_id for g in listed.valid if _kind_matches(g, kind)]
+        held = [AdminClient(config)]
     except Exception:
         return None
+    try:
+        return _ask(held[0], kind, deadline)
+    except Exception:
+        return None
+    finally:
+        clients.retire(held.pop())
+        clients.sweep()
+
+
+def _ask(admin: Any, kind: str, deadline: float) -> list[str] | dict[str, int] | None:
+    left = deadline - time.monotonic()
+    if left <= 0.05:
+        return None
+    if kind == "topics":
+        metadata = admin.list_topics(timeout=left)
+        return {name: len(t.partitions) for name, t in metadata.topics.items()}
+    future = admin.list_consumer_groups(request_timeout=left)
+    # A listing with any error (a timeout, a broker down) is no list of the groups: librdkafka
+    # answers a timed-out one with no group and the error beside. It is never offered or cached.
+    listed = future.result(timeout=left)
+    if listed.errors:
+        return None
+    return [g.group_id for g in listed.valid if _kind_matches(g, kind)]
 
 
 def _kind_matches(listing: object, kind: str) -> bool:

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kafka_groups.access import clients
 from kafka_groups.access.cluster import KafkaAccess
 from kafka_groups.access.config import librdkafka_config
 from kafka_groups.core.describe import TopicPartition
@@ -75,16 +76,19 @@ class CreationRegistry:
         from confluent_kafka import KafkaException
         from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
-        admin = AdminClient(self._config())
-        futures = admin.create_topics(
-            [NewTopic(name, num_partitions=1, replication_factor=-1, config=_TOPIC_CONFIG)],
-            request_timeout=self.settings.timeout_s,
-        )
+        held = [AdminClient(self._config())]
         try:
+            futures = held[0].create_topics(
+                [NewTopic(name, num_partitions=1, replication_factor=-1, config=_TOPIC_CONFIG)],
+                request_timeout=self.settings.timeout_s,
+            )
             futures[name].result()
         except KafkaException as exc:
             if exc.args[0].code() != _TOPIC_ALREADY_EXISTS:
                 raise ClusterError(f"creating {name} failed: {exc.args[0].str()}") from None
+        finally:
+            clients.retire(held.pop())
+        clients.sweep()
 
     def _write(self, topic: str, records: Iterable[tuple[str, dict[str, Any]]]) -> list[tuple[int, int]]:
         """Produce and wait; (offset, broker timestamp) of each record, in order."""

@@ -7,14 +7,20 @@ from typing import Annotated
 
 import typer
 
-from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.options import (
+    BootstrapOpt,
+    CommandConfigOpt,
+    DebugOpt,
+    OutputOpt,
+    TimeoutOpt,
+    connection,
+)
 from kafka_groups.cli.runner import perform
 from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt
 from kafka_groups.commands.delete_groups import DeleteGroupsRequest, DeleteOffsetsRequest
 from kafka_groups.core.selectors import check_groups, check_topic_args
 from kafka_groups.render import OutputFormat
 
-TimeoutOpt = Annotated[int, typer.Option("--timeout", help="Timeout for each request, in ms.")]
 BackupDirOpt = Annotated[
     str | None,
     typer.Option(
@@ -33,7 +39,7 @@ def delete_offsets_command(
     ],
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
-    timeout: TimeoutOpt = 5000,
+    timeout: TimeoutOpt = None,
     backup_dir: BackupDirOpt = None,
     output: OutputOpt = OutputFormat.AUTO,
     debug: DebugOpt = False,
@@ -61,7 +67,7 @@ def delete_offsets_command(
 def delete_command(
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
-    timeout: TimeoutOpt = 5000,
+    timeout: TimeoutOpt = None,
     group: Annotated[
         list[str] | None,
         typer.Option("--group", help="A group to delete; repeat for several.", show_default=False),

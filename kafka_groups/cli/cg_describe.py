@@ -13,6 +13,7 @@ from kafka_groups.cli.options import (
     DebugOpt,
     HealthOpt,
     OutputOpt,
+    TimeoutOpt,
     WatchOpt,
     connection,
     watch_interval,
@@ -27,7 +28,7 @@ from kafka_groups.render import OutputFormat
 def describe_command(
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
-    timeout: Annotated[int, typer.Option("--timeout", help="Timeout for each request, in ms.")] = 5000,
+    timeout: TimeoutOpt = None,
     group: Annotated[
         list[str] | None,
         typer.Option("--group", help="A group to describe; repeat for several.", show_default=False),

@@ -11,6 +11,7 @@ from kafka_groups.cli.options import (
     CommandConfigOpt,
     DebugOpt,
     OutputOpt,
+    TimeoutOpt,
     WatchOpt,
     connection,
     watch_interval,
@@ -23,7 +24,7 @@ from kafka_groups.render import OutputFormat
 def list_command(
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
-    timeout: Annotated[int, typer.Option("--timeout", help="Timeout for each request, in ms.")] = 5000,
+    timeout: TimeoutOpt = None,
     state: Annotated[
         str | None,
         typer.Option(

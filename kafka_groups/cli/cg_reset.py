@@ -6,7 +6,14 @@ from typing import Annotated
 
 import typer
 
-from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.options import (
+    BootstrapOpt,
+    CommandConfigOpt,
+    DebugOpt,
+    OutputOpt,
+    TimeoutOpt,
+    connection,
+)
 from kafka_groups.cli.runner import perform
 from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt, SkipActiveOpt, ToGroupOpt
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
@@ -18,7 +25,7 @@ from kafka_groups.render import OutputFormat
 def reset_command(
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
-    timeout: Annotated[int, typer.Option("--timeout", help="Timeout for each request, in ms.")] = 5000,
+    timeout: TimeoutOpt = None,
     group: Annotated[
         list[str] | None,
         typer.Option("--group", help="A group to reset; repeat for several.", show_default=False),

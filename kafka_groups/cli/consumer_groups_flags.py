@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kafka_groups.apache_argv import Arg, Opt, Parsed, parse
+from kafka_groups.apache_argv import Arg, Opt, Parsed, parse, parse_long
 from kafka_groups.cli.runner import HELP, VERSION, Request
 from kafka_groups.core.selectors import check_groups, check_topic_args
 from kafka_groups.errors import CliError, UsageError
 from kafka_groups.render import OutputFormat
 from kafka_groups.settings import ConnectionArgs
+from kafka_groups.timeouts import GROUPS_TIMEOUT_MS
 
 if TYPE_CHECKING:  # core.reset loads with the reset command only
     from kafka_groups.core.reset import Scenario
@@ -97,8 +98,6 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("watch", Arg.OPTIONAL, available_if=("describe", "list")),  # ours
 )
 
-DEFAULT_TIMEOUT_MS = 5000
-
 
 def _conflict(used: str, other: str) -> UsageError:
     return UsageError(f'Option "[{used}]" can\'t be used with option "[{other}]"')
@@ -174,12 +173,14 @@ def bootstrap_from_environment() -> bool:
     return bool(os.environ.get(ENV_BOOTSTRAP) or os.environ.get(ENV_COMMAND_CONFIG))
 
 
-def connection_args(p: Parsed, default_timeout: int = DEFAULT_TIMEOUT_MS) -> ConnectionArgs:
+def connection_args(p: Parsed, default_timeout: int = GROUPS_TIMEOUT_MS) -> ConnectionArgs:
+    """``default_timeout`` is the tool's: KAFKA_TOOLS_TIMEOUT_MS, when set, comes before it."""
     return ConnectionArgs(
         bootstrap_server=p.one("bootstrap-server"),
         command_config=p.one("command-config"),
-        timeout_ms=p.number("timeout", default_timeout),
+        timeout_ms=parse_long(p.one("timeout"), "timeout") if p.has("timeout") else None,
         debug=p.has("debug"),
+        default_timeout_ms=default_timeout,
     )
 
 

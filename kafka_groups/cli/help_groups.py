@@ -7,6 +7,7 @@ floor). A new option goes in the section of the action it serves, or in ``ours``
 from __future__ import annotations
 
 from kafka_groups.cli.help_model import Section, ToolHelp
+from kafka_groups.timeouts import ENV_TIMEOUT, GROUPS_TIMEOUT_MS, STREAMS_TIMEOUT_MS
 
 
 def _connection(default_timeout_ms: int) -> Section:
@@ -25,7 +26,7 @@ def _connection(default_timeout_ms: int) -> Section:
             (
                 "--timeout <ms>",
                 "How long to wait for the cluster, e.g. for a group to stabilize when it was just "
-                f"created or is changing (default: {default_timeout_ms}).",
+                f"created or is changing (default: {default_timeout_ms}, or set {ENV_TIMEOUT}).",
             ),
         ),
     )
@@ -70,7 +71,7 @@ CONSUMER_GROUPS = ToolHelp(
     about="List all consumer groups, describe a consumer group, delete consumer group info, "
     "or reset consumer group offsets.",
     sections=(
-        _connection(5000),
+        _connection(GROUPS_TIMEOUT_MS),
         Section(
             "--list: list all consumer groups",
             (
@@ -190,7 +191,7 @@ CONSUMER_GROUPS = ToolHelp(
 STREAMS_GROUPS = ToolHelp(
     about="List, describe, reset and delete streams groups (KIP-1071) and their internal topics.",
     sections=(
-        _connection(30000),
+        _connection(STREAMS_TIMEOUT_MS),
         Section(
             "--list: list all streams groups",
             (("--state [states]", "Show the state of every group; with a value, only those states."),),

@@ -7,6 +7,7 @@ import typer
 from kafka_groups import __version__
 from kafka_groups.render import OutputFormat
 from kafka_groups.settings import ENV_BOOTSTRAP, ENV_COMMAND_CONFIG, ConnectionArgs
+from kafka_groups.timeouts import ENV_TIMEOUT, GROUPS_TIMEOUT_MS, STREAMS_TIMEOUT_MS
 
 BootstrapOpt = Annotated[
     str | None,
@@ -44,10 +45,34 @@ DebugOpt = Annotated[
 ]
 
 
+def _timeout_help(default_ms: int) -> str:
+    return f"Timeout for each request, in ms (default {default_ms}; {ENV_TIMEOUT} sets another)."
+
+
+# None when not given: KAFKA_TOOLS_TIMEOUT_MS, else the tool's default (settings.default_timeout).
+TimeoutOpt = Annotated[
+    int | None, typer.Option("--timeout", help=_timeout_help(GROUPS_TIMEOUT_MS), show_default=False)
+]
+StreamsTimeoutOpt = Annotated[
+    int | None, typer.Option("--timeout", help=_timeout_help(STREAMS_TIMEOUT_MS), show_default=False)
+]
+
+
 def connection(
-    bootstrap_server: str | None, command_config: str | None, timeout_ms: int, debug: bool
+    bootstrap_server: str | None,
+    command_config: str | None,
+    timeout_ms: int | None,
+    debug: bool,
+    default_timeout_ms: int = GROUPS_TIMEOUT_MS,
 ) -> ConnectionArgs:
-    return ConnectionArgs(bootstrap_server, command_config, timeout_ms, debug)
+    return ConnectionArgs(bootstrap_server, command_config, timeout_ms, debug, default_timeout_ms)
+
+
+def streams_connection(
+    bootstrap_server: str | None, command_config: str | None, timeout_ms: int | None, debug: bool
+) -> ConnectionArgs:
+    """kafka-streams-groups' connection: its --timeout defaults to 30 s, as in the Apache tool."""
+    return connection(bootstrap_server, command_config, timeout_ms, debug, STREAMS_TIMEOUT_MS)
 
 
 def new_app(name: str, help_text: str) -> typer.Typer:

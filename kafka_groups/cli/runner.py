@@ -3,11 +3,12 @@ stderr and an exit code. Typer is loaded only for the subcommand form and for he
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import traceback
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol
 
 from kafka_groups.apache_argv import did_you_mean, is_flag_form
 from kafka_groups.client_config import ScrubFilter, scrub, secrets_of
@@ -16,6 +17,9 @@ from kafka_groups.escape import escape_controls
 
 if TYPE_CHECKING:
     from kafka_groups.render.outcome import Outcome, Show
+
+
+P = ParamSpec("P")
 
 
 class Request(Protocol):
@@ -108,6 +112,24 @@ def _check_subcommand(argv: Sequence[str], subcommands: Sequence[str]) -> None:
         raise UsageError(f"No such command '{word}'{hint}; the commands are: {', '.join(subcommands)}")
 
 
+def _frees_clients(run: Callable[P, int]) -> Callable[P, int]:
+    """Once the command is over and its failure, if any, printed and let go, the AdminClients it
+    is done with are freed here, on this thread (kafka_groups/access/clients.py says why). A
+    command that never loaded that module opened none."""
+
+    @functools.wraps(run)
+    def running(*args: P.args, **kwargs: P.kwargs) -> int:
+        try:
+            return run(*args, **kwargs)
+        finally:
+            clients = sys.modules.get("kafka_groups.access.clients")
+            if clients is not None:
+                clients.sweep()
+
+    return running
+
+
+@_frees_clients
 def run_tool(
     prog: str,
     argv: Sequence[str],

@@ -15,8 +15,9 @@ from kafka_groups.cli.options import (
     DebugOpt,
     HealthOpt,
     OutputOpt,
+    StreamsTimeoutOpt,
     WatchOpt,
-    connection,
+    streams_connection,
     watch_interval,
 )
 from kafka_groups.cli.runner import perform
@@ -29,8 +30,6 @@ from kafka_groups.core.selectors import check_groups, check_names, check_topic_a
 from kafka_groups.errors import UsageError
 from kafka_groups.render import OutputFormat
 
-TimeoutOpt = Annotated[int, typer.Option("--timeout", help="Timeout for each request, in ms.")]
-STREAMS_TIMEOUT_MS = 30000
 GroupsOpt = Annotated[
     list[str] | None,
     typer.Option("--group", help="A streams group (the application.id); repeatable.", show_default=False),
@@ -52,7 +51,7 @@ AllInputTopicsOpt = Annotated[
 def describe_command(
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
-    timeout: TimeoutOpt = STREAMS_TIMEOUT_MS,
+    timeout: StreamsTimeoutOpt = None,
     group: GroupsOpt = None,
     all_groups: AllGroupsOpt = False,
     group_pattern: GroupPatternOpt = None,
@@ -86,7 +85,7 @@ def describe_command(
             "Option [describe] takes at most one of these options: [members], [offsets], [state]"
         )
     request = DescribeStreamsRequest(
-        connection(bootstrap_server, command_config, timeout, debug),
+        streams_connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
         view=views[0] if views else "offsets",
@@ -103,7 +102,7 @@ def describe_command(
 def reset_command(
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
-    timeout: TimeoutOpt = STREAMS_TIMEOUT_MS,
+    timeout: StreamsTimeoutOpt = None,
     group: GroupsOpt = None,
     all_groups: AllGroupsOpt = False,
     group_pattern: GroupPatternOpt = None,
@@ -173,7 +172,7 @@ def reset_command(
     check_topic_args(input_topic or (), "--input-topic")
     check_names(delete_internal_topic or (), "--delete-internal-topic", "topic")
     request = ResetOffsetsRequest(
-        connection(bootstrap_server, command_config, timeout, debug),
+        streams_connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
         topics=tuple(input_topic or ()),
@@ -211,7 +210,7 @@ def delete_offsets_command(
     group: Annotated[str, typer.Option("--group", help="The streams group whose offsets to delete.")],
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
-    timeout: TimeoutOpt = STREAMS_TIMEOUT_MS,
+    timeout: StreamsTimeoutOpt = None,
     input_topic: InputTopicOpt = None,
     all_input_topics: AllInputTopicsOpt = False,
     backup_dir: BackupDirOpt = None,
@@ -228,7 +227,7 @@ def delete_offsets_command(
     check_groups([group])
     check_topic_args(input_topic or (), "--input-topic")
     request = DeleteOffsetsRequest(
-        connection(bootstrap_server, command_config, timeout, debug),
+        streams_connection(bootstrap_server, command_config, timeout, debug),
         group=group,
         topics=tuple(input_topic or ()),
         all_input_topics=all_input_topics,
@@ -242,7 +241,7 @@ def delete_offsets_command(
 def delete_command(
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
-    timeout: TimeoutOpt = STREAMS_TIMEOUT_MS,
+    timeout: StreamsTimeoutOpt = None,
     group: GroupsOpt = None,
     all_groups: AllGroupsOpt = False,
     group_pattern: GroupPatternOpt = None,
@@ -262,7 +261,7 @@ def delete_command(
     """
     check_groups(group or ())
     request = DeleteStreamsGroupsRequest(
-        connection(bootstrap_server, command_config, timeout, debug),
+        streams_connection(bootstrap_server, command_config, timeout, debug),
         groups=tuple(group or ()),
         all_groups=all_groups,
         delete_all_internal_topics=delete_all_internal_topics,

@@ -11,23 +11,20 @@ from kafka_groups.cli.options import (
     CommandConfigOpt,
     DebugOpt,
     OutputOpt,
+    StreamsTimeoutOpt,
     WatchOpt,
-    connection,
+    streams_connection,
     watch_interval,
 )
 from kafka_groups.cli.runner import perform
 from kafka_groups.commands.list_groups import ListGroupsRequest
 from kafka_groups.render import OutputFormat
 
-STREAMS_TIMEOUT_MS = 30000
-
 
 def list_command(
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
-    timeout: Annotated[
-        int, typer.Option("--timeout", help="Timeout for each request, in ms.")
-    ] = STREAMS_TIMEOUT_MS,
+    timeout: StreamsTimeoutOpt = None,
     state: Annotated[
         str | None,
         typer.Option(
@@ -46,7 +43,7 @@ def list_command(
     Example: kafka-streams-groups list --bootstrap-server localhost:9092 --state stable
     """
     request = ListGroupsRequest(
-        connection(bootstrap_server, command_config, timeout, debug),
+        streams_connection(bootstrap_server, command_config, timeout, debug),
         state=state,
         show_state=show_state,
         streams=True,

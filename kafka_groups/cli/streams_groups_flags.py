@@ -21,6 +21,7 @@ from kafka_groups.cli.consumer_groups_flags import (
 from kafka_groups.cli.runner import HELP, VERSION, Request
 from kafka_groups.core.selectors import check_groups, check_names, check_topic_args
 from kafka_groups.errors import UsageError
+from kafka_groups.timeouts import STREAMS_TIMEOUT_MS
 
 ACTIONS = ("list", "describe", "reset-offsets", "delete", "delete-offsets")
 
@@ -56,7 +57,6 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("o", Arg.REQUIRED),  # short for --output
     Opt("debug"),
 )
-DEFAULT_TIMEOUT_MS = 30000
 SCOPES = "[all-groups], [group]"
 
 
@@ -146,7 +146,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
     check_groups(p.all("group"))
     check_topic_args(p.all("input-topic"), "--input-topic")
     check_names(p.all("delete-internal-topic"), "--delete-internal-topic", "topic")
-    connection = connection_args(p, DEFAULT_TIMEOUT_MS)
+    connection = connection_args(p, STREAMS_TIMEOUT_MS)
     if action == "list":
         state = p.one("state")
         from kafka_groups.commands.list_groups import ListGroupsRequest

@@ -29,7 +29,10 @@ SHELLS = {
     "zsh": (["zsh", "-f"], "zsh/_{prog}"),
     "fish": (["fish", "--no-config"], "fish/{prog}.fish"),
 }
-WAIT_S = 20.0  # how long a screen may take to show what is awaited (a loaded machine)
+WAIT_S = 30.0  # how long a screen may take to show what is awaited (a loaded machine)
+# A TAB that asks the broker gets this long (KAFKA_TOOLS_TAB_BUDGET_MS): under a second by default,
+# which a saturated machine spends starting Python. The dead-broker test keeps the default.
+LIVE_TAB_BUDGET_MS = "15000"
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +69,7 @@ def bin_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 class Terminal:
     """One shell in a tmux session of its own."""
 
-    def __init__(self, shell: str, bin_dir: Path, home: Path) -> None:
+    def __init__(self, shell: str, bin_dir: Path, home: Path, tab_budget_ms: str | None) -> None:
         argv, pattern = SHELLS[shell]
         if shutil.which(argv[0]) is None:
             pytest.skip(f"{shell} is not installed (scripts/setup installs it when run as root)")
@@ -80,6 +83,8 @@ class Terminal:
             "XDG_CONFIG_HOME": str(home / "config"),
             "TERM": "xterm-256color",
         }
+        if tab_budget_ms is not None:
+            env["KAFKA_TOOLS_TAB_BUDGET_MS"] = tab_budget_ms
         command = ["env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv]
         self._tmux("new-session", "-d", "-x", "220", "-y", "50", *command)
         script = SCRIPTS / pattern.format(prog="kafka-consumer-groups")
@@ -120,9 +125,16 @@ class Terminal:
         self._tmux("kill-server")
 
 
+@pytest.fixture
+def tab_budget_ms() -> str | None:
+    return LIVE_TAB_BUDGET_MS
+
+
 @pytest.fixture(params=list(SHELLS))
-def terminal(request: pytest.FixtureRequest, bin_dir: Path, tmp_path: Path) -> Iterator[Terminal]:
-    term = Terminal(request.param, bin_dir, tmp_path)
+def terminal(
+    request: pytest.FixtureRequest, bin_dir: Path, tmp_path: Path, tab_budget_ms: str | None
+) -> Iterator[Terminal]:
+    term = Terminal(request.param, bin_dir, tmp_path, tab_budget_ms)
     try:
         yield term
     finally:
@@ -179,6 +191,7 @@ def test_tab_after_topic_colon_offers_the_partitions(
     assert offered(screen), screen
 
 
+@pytest.mark.parametrize("tab_budget_ms", [None])  # the default budget
 def test_dead_broker_makes_tab_offer_nothing_quickly(
     terminal: Terminal, paused_cluster: local_kafka.Cluster
 ) -> None:
@@ -201,4 +214,4 @@ def test_dead_broker_makes_tab_offer_nothing_quickly(
     assert len(shown) == 1, f"TAB offered something with the broker paused:\n{screen}"
     # Not a timing test: the completion stops itself after its budget (under a second); this
     # only tells a hang (librdkafka's own timeouts are a minute) from an answer.
-    assert elapsed < 10, f"TAB took {elapsed:.1f} s with the broker paused"
+    assert elapsed < 20, f"TAB took {elapsed:.1f} s with the broker paused"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.kafka_helpers import commit_offsets, create_topic, unique
+from tests.kafka_helpers import TOOL_TIMEOUT_MS, commit_offsets, create_topic, unique
 from tests.unit.test_import_budget import CLIENTS, HEAVY, OTHER_COMMANDS, forbidden_in, loaded_by
 
 pytestmark = pytest.mark.kafka
@@ -36,6 +36,7 @@ def test_group_reads_load_only_what_they_use(broker, group, argv, rendered_by):
         "--bootstrap-server",
         broker.bootstrap,
         *args,
+        *("--timeout", TOOL_TIMEOUT_MS),
     )
     assert proc.returncode == 0, proc.stderr[-800:]
     assert name in proc.stdout
@@ -46,7 +47,9 @@ def test_group_reads_load_only_what_they_use(broker, group, argv, rendered_by):
 
 def test_topics_list_loads_no_protocol_layer(broker, group):
     _, topic = group
-    loaded, proc = loaded_by("kafka-topics", "--bootstrap-server", broker.bootstrap, "--list")
+    loaded, proc = loaded_by(
+        "kafka-topics", "--bootstrap-server", broker.bootstrap, "--list", api_timeout_ms=int(TOOL_TIMEOUT_MS)
+    )
     assert proc.returncode == 0, proc.stderr[-800:]
     assert topic in proc.stdout.split()
     assert "confluent_kafka" in loaded

@@ -26,8 +26,12 @@ pytestmark = pytest.mark.spark_cluster
 
 SPARK_HOME = Path(pyspark.__file__).parent
 READY_S = 180.0
+# The JVM options the suite gives every JVM it starts (tests/conftest.py): daemons and executors too.
+JVM_OPTS = os.environ.get("SPARK_SUBMIT_OPTS", "")
 # Small, for a 2-core machine shared with brokers: one executor of one core.
-EXECUTOR_CONF = ("--conf", "spark.executor.memory=512m", "--conf", "spark.cores.max=1")
+EXECUTOR_CONF = ("--conf", "spark.executor.memory=512m", "--conf", "spark.cores.max=1") + (
+    ("--conf", f"spark.executor.extraJavaOptions={JVM_OPTS}") if JVM_OPTS else ()
+)
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ def _spark_env(workdir: Path) -> dict[str, str]:
         "SPARK_CONF_DIR": str(conf_dir),
         "SPARK_LOCAL_IP": "127.0.0.1",
         "SPARK_DAEMON_MEMORY": "256m",
+        "SPARK_DAEMON_JAVA_OPTS": JVM_OPTS,
         "SPARK_WORKER_DIR": str(workdir / "work"),
         "PYSPARK_PYTHON": sys.executable,
         "PYTHONPATH": str(ROOT),

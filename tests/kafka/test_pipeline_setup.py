@@ -171,7 +171,7 @@ def test_the_fetched_jars_add_only_what_pyspark_lacks():
 def test_a_run_right_after_the_broker_starts_waits_out_the_coordinator(tmp_path):
     """A broker that has just started answers "coordinator load in progress" (or has no
     coordinator yet) for the group: the run asks again within its timeout instead of failing."""
-    cluster = local_kafka.start(nodes=1, workdir=local_kafka.RUN_DIR / "pytest-pipeline-fresh")
+    cluster = local_kafka.start(nodes=1, workdir=local_kafka.RUN_DIR / f"pytest-pipeline-fresh-{unique('c')}")
     try:
         topic, group, out = unique("fresh"), unique("fresh"), tmp_path / "sink"
         assert local_kafka.produce(cluster.bootstrap, topic, 30, partitions=2) == {0: 15, 1: 15}

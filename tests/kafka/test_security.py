@@ -23,16 +23,22 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
-from tests.kafka_helpers import commit_offsets, committed, create_topic, produce_n, unique, wait_until
+from tests.kafka_helpers import (
+    TOOL_TIMEOUT_MS,
+    commit_offsets,
+    committed,
+    create_topic,
+    produce_n,
+    unique,
+    wait_until,
+)
 
 pytestmark = pytest.mark.kafka
-
-TIMEOUT = "20000"  # far above what any case below takes: a failure must not wait it out
 
 
 def timeout(tool: str) -> tuple[str, ...]:
     """kafka-topics, like the Apache tool, has no --timeout."""
-    return () if tool == "kafka-topics" else ("--timeout", TIMEOUT)
+    return () if tool == "kafka-topics" else ("--timeout", TOOL_TIMEOUT_MS)
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +107,9 @@ def config_file(tmp_path: Path, text: str, name: str = "client.properties") -> s
 
 
 def both(apache, ours, tool: str, bootstrap: str, config: str, *args: str):
-    connection = ("--bootstrap-server", bootstrap, "--command-config", config)
+    """Ours and the Apache tool with the same arguments, and a --timeout far above the 5 s default
+    where the tool has one: a TLS and SCRAM login on a loaded machine can take seconds."""
+    connection = ("--bootstrap-server", bootstrap, "--command-config", config, *timeout(tool))
     return ours(tool, *connection, *args), apache(tool, *connection, *args)
 
 
@@ -157,14 +165,15 @@ def test_a_reset_executes_over_scram_and_tls(cluster, apache, ours):
     bootstrap, config = cluster.bootstrap_for("SASL_SSL"), str(cluster.client_config("SASL_SSL", "admin"))
     done = ours("kafka-consumer-groups", "--bootstrap-server", bootstrap, "--command-config", config,
                 "--reset-offsets", "--group", group, "--topic", topic,
-                "--to-offset", "4", "--execute")  # fmt: skip
+                "--to-offset", "4", "--execute", "--timeout", TOOL_TIMEOUT_MS)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert committed(cluster.bootstrap, group) == {(topic, 0): 4, (topic, 1): 4}
     deleted = ours("kafka-consumer-groups", "--bootstrap-server", bootstrap, "--command-config", config,
-                   "--delete-offsets", "--group", group, "--topic", topic)  # fmt: skip
+                   "--delete-offsets", "--group", group, "--topic", topic,
+                   "--timeout", TOOL_TIMEOUT_MS)  # fmt: skip
     assert deleted.returncode == 0, deleted.stderr
     theirs = apache("kafka-consumer-groups", "--bootstrap-server", bootstrap, "--command-config", config,
-                    "--describe", "--group", group)  # fmt: skip
+                    "--describe", "--group", group, "--timeout", TOOL_TIMEOUT_MS)  # fmt: skip
     assert topic not in theirs.stdout
 
 
@@ -242,7 +251,7 @@ def test_settings_from_the_environment_without_a_file(cluster, setup, ours):
 def test_tls_at_a_listener_without_tls_is_named(cluster, ours):
     result = ours("kafka-consumer-groups", "--bootstrap-server", cluster.bootstrap_for("SASL_PLAINTEXT"),
                   "--command-config", str(cluster.client_config("SASL_SSL", "alice")), "--list",
-                  "--timeout", TIMEOUT)  # fmt: skip
+                  "--timeout", TOOL_TIMEOUT_MS)  # fmt: skip
     assert result.returncode == 1
     assert "the listener does not speak it" in result.stderr
 
@@ -285,7 +294,7 @@ def test_unknown_ca_and_hostname_mismatch(cluster, ours, apache, tmp_path):
     text = cluster.client_config("SASL_SSL", "alice").read_text()
     other_ca = config_file(tmp_path, text.replace(material.ca, material.path("other-ca.pem")), "other")
     result = ours("kafka-consumer-groups", "--bootstrap-server", cluster.bootstrap_for("SASL_SSL"),
-                  "--command-config", other_ca, "--list", "--timeout", TIMEOUT)  # fmt: skip
+                  "--command-config", other_ca, "--list", "--timeout", TOOL_TIMEOUT_MS)  # fmt: skip
     assert result.returncode == 1
     assert "is not signed by a CA in the truststore" in _one_error_line(result)
 
@@ -348,8 +357,9 @@ def test_missing_acls_are_named(cluster, ours, apache):
     commit_offsets(cluster.bootstrap, group, {(topic, 0): 5, (topic, 1): 5})
     bootstrap, config = cluster.bootstrap_for("SASL_SSL"), str(cluster.client_config("SASL_SSL", "bob"))
     connection = ("--bootstrap-server", bootstrap, "--command-config", config)
-    describe = ("--describe", "--group", group)
-    execute = ("--reset-offsets", "--group", group, "--topic", topic, "--to-earliest", "--execute")
+    describe = ("--describe", "--group", group, "--timeout", TOOL_TIMEOUT_MS)
+    execute = ("--reset-offsets", "--group", group, "--topic", topic, "--to-earliest",
+               "--timeout", TOOL_TIMEOUT_MS, "--execute")  # fmt: skip
     dry_run = (*execute[:-1], "--dry-run")
     try:
         result = ours("kafka-consumer-groups", *connection, *describe)
@@ -384,7 +394,8 @@ def test_missing_acls_are_named(cluster, ours, apache):
         assert result.returncode == 0, result.stderr
         assert committed(cluster.bootstrap, group) == {(topic, 0): 0, (topic, 1): 0}
 
-        result = ours("kafka-consumer-groups", *connection, "--delete", "--group", group)
+        result = ours("kafka-consumer-groups", *connection, "--delete", "--group", group,
+                      "--timeout", TOOL_TIMEOUT_MS)  # fmt: skip
         assert result.returncode == 1
         assert f"needs DELETE on group '{group}'" in result.stderr.splitlines()[-1]
 
@@ -425,7 +436,7 @@ def test_the_pipeline_lands_over_scram_and_tls(cluster, ours, tmp_path):
     assert committed(cluster.bootstrap, group) == {(topic, 0): 7, (topic, 1): 5}
     assert cluster.material.passwords["admin"] not in run.stdout + run.stderr
     described = ours("kafka-consumer-groups", "--bootstrap-server", bootstrap, "--command-config", config,
-                     "--describe", "--group", group)  # fmt: skip
+                     "--describe", "--group", group, "--timeout", TOOL_TIMEOUT_MS)  # fmt: skip
     assert described.returncode == 0, described.stderr
     assert sorted(p.name for p in out.glob(f"topic={topic}/partition=*")) == ["partition=0", "partition=1"]
     assert [line.split()[5] for line in _lines(described.stdout)[1:]] == ["0", "0"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_groups.core.javaorder import hashmap_bucket, topic_partition_hash
+from kafka_groups.core.javaorder import hashmap_bucket, string_hash, topic_partition_hash
 from tests.kafka.test_describe_groups import with_creation_time_column
 from tests.kafka_helpers import (
     Record,
@@ -127,7 +127,6 @@ def assert_same_rows(mine: str, theirs: str, what: object) -> None:
 
 
 # -- list and describe ----------------------------------------------------------------------
-@pytest.mark.smoke
 def test_list_with_and_without_state(world, apache, ours):
     for args in (
         ["--list"],
@@ -176,12 +175,13 @@ def test_describe_several_and_all_groups(world, apache, ours):
         assert_same_rows(mine.stdout, theirs.stdout, args)
 
 
-def test_describe_missing_and_classic_groups(world, apache, ours):
-    classic = unique("sg-classic")
-    commit_offsets(world.bs, classic, {(world.other, 0): 1})
+@pytest.mark.smoke  # the command's smoke test needs no Streams app, so `--fast` starts none
+def test_describe_missing_and_classic_groups(broker, apache, ours):
+    bs, classic = broker.bootstrap, unique("sg-classic")
+    commit_offsets(bs, classic, {(create_topic(bs, unique("sg-other")), 0): 1})
     for group, why in ((unique("sg-missing"), "not found."), (classic, "is not a streams group.")):
-        theirs = _sg(apache, world.bs, "--describe", "--group", group)
-        mine = _sg(ours, world.bs, "--describe", "--group", group)
+        theirs = _sg(apache, bs, "--describe", "--group", group)
+        mine = _sg(ours, bs, "--describe", "--group", group)
         assert theirs.returncode == 1 and why in theirs.stdout
         assert mine.returncode == 1
         assert mine.stdout == ""
@@ -240,7 +240,13 @@ def test_reset_export_two_groups_and_from_file(world, apache, ours, tmp_path):
     both = ["--group", world.groups["empty"], "--group", world.groups["exec-a"]]
     export = ["--reset-offsets", *both, "--all-input-topics", "--to-offset", "4", "--dry-run", "--export"]
     theirs, mine = _sg(apache, world.bs, *export), _sg(ours, world.bs, *export)
-    assert mine.stdout == theirs.stdout
+    ids = (world.groups["empty"], world.groups["exec-a"])
+    if len({hashmap_bucket(string_hash(group)) for group in ids}) == 1:
+        # Both ids in one HashMap bucket (1 run in 16): the Apache tool's order of the two groups was
+        # then not the command line's in every run (seen on a loaded machine); the rows must match.
+        assert sorted(mine.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+    else:
+        assert mine.stdout == theirs.stdout
     plan = tmp_path / "plan.csv"
     plan.write_text(theirs.stdout)
     replay = ["--reset-offsets", *both, "--from-file", str(plan), "--dry-run"]

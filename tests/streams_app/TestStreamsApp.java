@@ -1,18 +1,23 @@
-// A small Kafka Streams application that makes a streams group (KIP-1071) for the tests.
+// A small Kafka Streams application that makes streams groups (KIP-1071) for the tests.
 //
-// Usage: TestStreamsApp <bootstrap> <application.id> <input[,input...]> <output> <state-dir>
+// Usage: TestStreamsApp <bootstrap> <application.id[,application.id...]> <input[,input...]> <output> <state-dir>
 //
 // Topology: the input topics are re-keyed by value (a repartition topic), counted per key
 // (a state store with its changelog topic) and the counts written to <output>. That gives
 // two subtopologies, source topics, a repartition topic and a changelog topic: everything
 // kafka-streams-groups shows.
 //
-// It prints "RUNNING" once the instance is running, and closes (leaving the group) when
-// stdin closes or on SIGTERM.
+// One instance runs per application id, each with its own clients, in its own group; one JVM
+// serves them all, so a test that needs many groups starts the JVM and loads Kafka Streams once.
+// It prints "RUNNING <application.id>" when an instance first runs, and closes every instance
+// (each leaving its group) when stdin closes or on SIGTERM.
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -21,43 +26,71 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Produced;
 
 public final class TestStreamsApp {
-    public static void main(String[] args) throws Exception {
-        if (args.length != 5) {
-            System.err.println("usage: TestStreamsApp <bootstrap> <application.id> <inputs> <output> <state-dir>");
-            System.exit(2);
-        }
+    private static KafkaStreams instance(String bootstrap, String appId, List<String> inputs, String output,
+                                         String stateDir) {
         Properties props = new Properties();
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, args[1]);
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
         props.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
         props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
-        props.put(StreamsConfig.STATE_DIR_CONFIG, args[4]);
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir);  // each application id has its own directory in it
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
         props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
         props.put(StreamsConfig.consumerPrefix("auto.offset.reset"), "earliest");
 
         StreamsBuilder builder = new StreamsBuilder();
-        builder.<String, String>stream(Arrays.asList(args[2].split(",")))
+        builder.<String, String>stream(inputs)
             .selectKey((key, value) -> value)
             .groupByKey()
             .count()
             .toStream()
-            .to(args[3], Produced.with(Serdes.String(), Serdes.Long()));
+            .to(output, Produced.with(Serdes.String(), Serdes.Long()));
 
         KafkaStreams streams = new KafkaStreams(builder.build(), props);
-        CountDownLatch done = new CountDownLatch(1);
+        AtomicBoolean announced = new AtomicBoolean();
         streams.setStateListener((now, before) -> {
-            if (now == KafkaStreams.State.RUNNING) {
-                System.out.println("RUNNING");
-                System.out.flush();
+            if (now == KafkaStreams.State.RUNNING && announced.compareAndSet(false, true)) {
+                synchronized (System.out) {
+                    System.out.println("RUNNING " + appId);
+                    System.out.flush();
+                }
             }
         });
+        return streams;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 5) {
+            System.err.println("usage: TestStreamsApp <bootstrap> <application.id[,...]> <inputs> <output> <state-dir>");
+            System.exit(2);
+        }
+        List<String> inputs = Arrays.asList(args[2].split(","));
+        List<KafkaStreams> instances = new ArrayList<>();
+        for (String appId : args[1].split(",")) {
+            instances.add(instance(args[0], appId, inputs, args[3], args[4]));
+        }
+        CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            streams.close(Duration.ofSeconds(20));
+            // close them side by side: each close waits for its instance to leave its group
+            List<Thread> closers = new ArrayList<>();
+            for (KafkaStreams streams : instances) {
+                Thread closer = new Thread(() -> streams.close(Duration.ofSeconds(20)));
+                closer.start();
+                closers.add(closer);
+            }
+            for (Thread closer : closers) {
+                try {
+                    closer.join();
+                } catch (InterruptedException ignored) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             done.countDown();
         }));
-        streams.start();
+        for (KafkaStreams streams : instances) {
+            streams.start();
+        }
         Thread stdinWatcher = new Thread(() -> {
             try {
                 while (System.in.read() >= 0) {

@@ -227,6 +227,50 @@ def test_an_unreachable_cluster_offers_nothing_and_says_nothing(tmp_path):
     assert not list(tmp_path.rglob("*.json"))  # a failure is never cached
 
 
+@pytest.mark.parametrize("kind", ["groups", "streams-groups"])
+@pytest.mark.parametrize("budget_s", [0.2, 0.6])
+def test_a_lookup_that_gets_no_answer_is_none_never_an_empty_list(kind, budget_s):
+    """librdkafka answers a group listing that timed out with no groups and the error beside:
+    that is no list of the groups (an empty one would be cached and offered for minutes)."""
+    import socket
+    import time
+
+    from kafka_groups.access.names import list_names
+    from kafka_groups.settings import ConnectionSettings
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+    assert list_names(ConnectionSettings(address, 1000), kind, time.monotonic() + budget_s) is None
+
+
+@pytest.mark.parametrize(("errors", "expected"), [([], ["billing"]), (["_TIMED_OUT"], None)])
+def test_a_group_listing_with_an_error_is_no_answer(monkeypatch, errors, expected):
+    """Whatever the timing: a listing that came back with an error beside it is not the groups."""
+    import concurrent.futures
+    import time
+    from types import SimpleNamespace
+
+    import confluent_kafka.admin
+
+    from kafka_groups.access.names import list_names
+    from kafka_groups.settings import ConnectionSettings
+
+    class Answering:
+        def __init__(self, config: dict) -> None:
+            pass
+
+        def list_consumer_groups(self, request_timeout: float) -> concurrent.futures.Future:
+            future: concurrent.futures.Future = concurrent.futures.Future()
+            group = SimpleNamespace(group_id="billing", type=SimpleNamespace(name="CONSUMER"))
+            future.set_result(SimpleNamespace(valid=[group], errors=errors))
+            return future
+
+    monkeypatch.setattr(confluent_kafka.admin, "AdminClient", Answering)
+    found = list_names(ConnectionSettings("127.0.0.1:9", 1000), "groups", time.monotonic() + 1)
+    assert found == expected
+
+
 @pytest.mark.parametrize(
     ("word", "choices", "hint"),
     [

@@ -85,7 +85,7 @@ def test_validation_messages(argv, message):
     assert info.value.message == message
 
 
-CONN = ConnectionArgs("b:9092", None, 5000, False)
+CONN = ConnectionArgs("b:9092", None, None, False)  # --timeout not given
 
 
 @pytest.mark.parametrize(
@@ -120,7 +120,7 @@ def test_invalid_output_is_a_usage_error():
 
 def test_bootstrap_from_environment_satisfies_the_required_flag(monkeypatch):
     monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "env:9092")
-    assert translate(["--list"]) == ListGroupsRequest(ConnectionArgs(None, None, 5000, False))
+    assert translate(["--list"]) == ListGroupsRequest(ConnectionArgs(None, None, None, False))
 
 
 def test_describe_translates_to_the_describe_request():

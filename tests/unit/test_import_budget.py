@@ -64,10 +64,12 @@ def parse_importtime(stderr: str) -> set[str]:
     return {m.group(2) for line in stderr.splitlines() if (m := _LINE.match(line))}
 
 
-def loaded_by(tool: str, *argv: str) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+def loaded_by(
+    tool: str, *argv: str, api_timeout_ms: int = 300
+) -> tuple[set[str], subprocess.CompletedProcess[str]]:
     # kafka-topics has no --timeout: it waits default.api.timeout.ms (60 s unless set), set
     # here the way a user sets any client property without a file.
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "KAFKA_CLIENT_DEFAULT_API_TIMEOUT_MS": "300"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "KAFKA_CLIENT_DEFAULT_API_TIMEOUT_MS": str(api_timeout_ms)}
     env.pop("KAFKA_TOOLS_OUTPUT", None)
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", TOOLS[tool], *argv],

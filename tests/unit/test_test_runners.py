@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from infra import kafka as local_kafka
 from infra.kafka import _unscaffold
 from tests import inprocess
 from tests.conftest import ROOT, _subprocess
@@ -124,3 +125,18 @@ def test_output_written_straight_to_the_descriptors_is_caught():
         os.write(1, b"to fd 1\n")
         os.write(2, b"to fd 2\n")
     assert caught == [b"to fd 1\n", b"to fd 2\n"]
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("", 90.0), (" ", 90.0), ("300", 300.0), ("2.5", 2.5)])
+def test_the_ready_timeout_comes_from_the_environment(monkeypatch, raw, expected):
+    monkeypatch.setenv(local_kafka.READY_TIMEOUT_ENV, raw)
+    assert local_kafka.ready_timeout() == expected
+    monkeypatch.delenv(local_kafka.READY_TIMEOUT_ENV)
+    assert local_kafka.ready_timeout() == local_kafka.READY_TIMEOUT_S == 90.0
+
+
+@pytest.mark.parametrize("raw", ["abc", "0", "-5", "nan", "inf"])
+def test_a_ready_timeout_that_is_not_a_positive_number_of_seconds_is_refused(monkeypatch, raw):
+    monkeypatch.setenv(local_kafka.READY_TIMEOUT_ENV, raw)
+    with pytest.raises(local_kafka.KafkaInfraError, match=local_kafka.READY_TIMEOUT_ENV):
+        local_kafka.ready_timeout()

@@ -1,0 +1,15 @@
+"""The group tools' --timeout defaults and the variable that replaces them: constants only, so
+that ``--help`` can name them without loading the settings."""
+
+ENV_TIMEOUT = "KAFKA_TOOLS_TIMEOUT_MS"  # the default of --timeout, where the tool has one
+GROUPS_TIMEOUT_MS = 5000  # --timeout's default in kafka-consumer-groups.sh
+STREAMS_TIMEOUT_MS = 30000  # and in kafka-streams-groups.sh
+
+
+def whole_ms(raw: str, most: int) -> int | None:
+    """``raw`` (blanks around it ignored) as whole milliseconds from 1 to ``most``; None when it
+    is not one (digits only, ASCII, at most ten of them)."""
+    raw = raw.strip()
+    if raw.isascii() and raw.isdigit() and len(raw) <= 10 and 0 < int(raw) <= most:
+        return int(raw)
+    return None
