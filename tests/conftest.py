@@ -234,12 +234,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
-# `scripts/test` runs pytest-xdist workers (two by default). A worker takes a whole group of modules
-# at a time, as it becomes free. "side" holds the modules that pause, kill and restart brokers (and
-# share the three-node cluster) and the Spark modules: they run one after another, never beside
-# each other (run side by side, their JVMs starved each other: a CI run took twice as long). The
-# secure cluster's two modules are a group (it starts once); every other module is a group of its
-# own, so a worker done with "side" takes what is left of the rest.
+# `KAFKA_TEST_WORKERS=N scripts/test` runs N pytest-xdist workers (one process by default). A worker
+# takes a whole group of modules at a time, as it becomes free. "side" holds the modules that pause,
+# kill and restart brokers (and share the three-node cluster) and the Spark modules: they run one
+# after another, never beside each other (run side by side, their JVMs starved each other: a CI run
+# took twice as long). The secure cluster's two modules are a group (it starts once); every other
+# module is a group of its own, so a worker done with "side" takes what is left of the rest.
 GROUPS = {
     "side": (
         "test_faults",
