@@ -7,24 +7,41 @@ CPU is taken away for minutes (a loaded CI host: a local broker that did not ans
 FindCoordinator for 30 s) fails a run of such tests at once, and that says nothing of the tools.
 A test that fails for a reason of its own fails again when it runs alone; one that passes then is
 named, as flaky, in the run's last lines. Apache Kafka's own build retries its failed tests the
-same way. More than KAFKA_TEST_RETRY_LIMIT failures (default 30) are not run again: that many is
-a broken change, not a slow machine. KAFKA_TEST_RETRY_LIMIT=0 turns the second run off.
+same way.
+
+There is no second run when it could hide something: a run stopped early (-x, --maxfail, Ctrl-C),
+a worker that crashed (a crash is no time limit), a module that failed to collect, more than
+KAFKA_TEST_RETRY_LIMIT failures (default 30: that many is a broken change, not a slow machine),
+or a first run that took longer than KAFKA_TEST_RETRY_WITHIN_S (default 2700 s, so that CI's
+time limit is not spent on it). KAFKA_TEST_RETRY_LIMIT=0 turns the second run off.
+
+This module is also the pytest plugin (``-p tests.suite``) that records the first run's failures
+and narrows the second run to exactly them.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 WORKERS_ENV = "KAFKA_TEST_WORKERS"
 RETRY_LIMIT_ENV = "KAFKA_TEST_RETRY_LIMIT"
+RETRY_WITHIN_ENV = "KAFKA_TEST_RETRY_WITHIN_S"
 RETRY_LIMIT = 30
-# pytest's own record of the tests that failed (its cache plugin, the one --last-failed reads).
-LAST_FAILED = Path(".pytest_cache") / "v" / "cache" / "lastfailed"
+RETRY_WITHIN_S = 2700
+# The plugin's files: where the first run records, and which tests the second run keeps.
+RECORD_ENV = "KAFKA_TEST_RECORD_FILE"
+KEEP_ENV = "KAFKA_TEST_KEEP_FILE"
+PLUGIN = "tests.suite"  # this module by its import name (run as a script, its __name__ is __main__)
+# First words of the record's lines.
+FAILED, NO_RETRY = "failed", "no-retry"
 
 
 class SuiteError(Exception):
@@ -35,8 +52,8 @@ def _whole(env: Mapping[str, str], name: str, default: int) -> int:
     raw = env.get(name, "").strip()
     if not raw:
         return default
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 4):
-        raise SuiteError(f"{name} must be a whole number from 0 to 9999, not {raw!r}")
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 5):
+        raise SuiteError(f"{name} must be a whole number from 0 to 99999, not {raw!r}")
     return int(raw)
 
 
@@ -46,52 +63,131 @@ def first_run_args(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
     workers = _whole(env, WORKERS_ENV, 1)
     if workers == 0:
         raise SuiteError(f"{WORKERS_ENV} must be 1 or more, not 0")
+    plugin = ["-p", PLUGIN]
     if workers == 1 or "--fast" in argv:
-        return list(argv)
-    return ["-n", str(workers), *argv]
+        return [*plugin, *argv]
+    return [*plugin, "-n", str(workers), *argv]
 
 
-def retry_args(argv: Sequence[str]) -> list[str]:
-    """The same run, narrowed to the tests that failed, in one process."""
-    serial = [] if any("no:xdist" in a for a in argv) else ["-n", "0"]
-    return [*argv, *serial, "--last-failed", "--last-failed-no-failures", "none"]
+def retry_args(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """The same run, in one process (the plugin narrows it to the failed tests)."""
+    words = [*argv, *env.get("PYTEST_ADDOPTS", "").split()]
+    serial = [] if any("no:xdist" in w for w in words) else ["-n", "0"]
+    return ["-p", PLUGIN, *argv, *serial]
 
 
-def failed_tests(root: Path) -> list[str]:
-    """The tests pytest recorded as failed, sorted (none when it recorded nothing)."""
+def read_record(path: Path) -> tuple[list[str], list[str]]:
+    """The failed tests and the reasons not to run them again, as the plugin wrote them."""
+    failed: list[str] = []
+    reasons: list[str] = []
     try:
-        recorded = json.loads((root / LAST_FAILED).read_text())
-    except (OSError, ValueError):
-        return []
-    return sorted(k for k, v in recorded.items() if v) if isinstance(recorded, dict) else []
+        lines = path.read_text().splitlines()
+    except OSError:
+        return failed, ["pytest recorded nothing (it did not get to the end of the run)"]
+    for line in lines:
+        kind, _, rest = line.partition(" ")
+        (failed if kind == FAILED else reasons).append(rest)
+    return sorted(set(failed)), reasons
 
 
 def run(argv: Sequence[str], env: Mapping[str, str], root: Path, python: str = sys.executable) -> int:
     limit = _whole(env, RETRY_LIMIT_ENV, RETRY_LIMIT)
+    within = _whole(env, RETRY_WITHIN_ENV, RETRY_WITHIN_S)
     first = first_run_args(argv, env)
-    # Only this run's failures: pytest keeps the record of tests this run does not reach.
-    (root / LAST_FAILED).unlink(missing_ok=True)
-    code = subprocess.call([python, "-m", "pytest", *first], cwd=root, env=dict(env))
-    if code != 1 or limit == 0:
-        return code
-    failed = failed_tests(root)
-    if not failed:
-        return code
-    if len(failed) > limit:
-        _say(f"{len(failed)} tests failed, more than {RETRY_LIMIT_ENV}={limit}: not run again.")
-        return code
-    _say(f"{len(failed)} test(s) failed; running them once more, alone, after the rest:", failed)
-    again = subprocess.call([python, "-m", "pytest", *retry_args(argv)], cwd=root, env=dict(env))
-    if again == 0:
-        _say(f"flaky: these {len(failed)} test(s) failed in the run and passed alone:", failed)
-        return 0
-    still = failed_tests(root)
-    _say(f"{len(still)} test(s) failed again, alone:", still)
-    return again if again != 5 else code
+    with tempfile.TemporaryDirectory(prefix="kafka-test-") as scratch:
+        record = Path(scratch) / "first"
+        began = time.monotonic()
+        code = _pytest(python, first, {**env, RECORD_ENV: str(record)}, root)
+        took = time.monotonic() - began
+        if code != 1 or limit == 0:
+            return code
+        failed, reasons = read_record(record)
+        if len(failed) > limit:
+            reasons.append(f"{len(failed)} tests failed, more than {RETRY_LIMIT_ENV}={limit}")
+        if took > within:
+            reasons.append(f"the run took {took:.0f} s, more than {RETRY_WITHIN_ENV}={within}")
+        if not failed or reasons:
+            _say("not run again: " + "; ".join(reasons or ["no failed test was recorded"]) + ".")
+            return code
+        _say(f"{len(failed)} test(s) failed; running them once more, alone, after the rest:", failed)
+        keep, again_record = Path(scratch) / "keep", Path(scratch) / "again"
+        keep.write_text("".join(f"{n}\n" for n in failed))
+        again = _pytest(
+            python, retry_args(argv, env), {**env, KEEP_ENV: str(keep), RECORD_ENV: str(again_record)}, root
+        )
+        still, _ = read_record(again_record)
+        if again == 0 and not still:
+            _say(f"flaky: these {len(failed)} test(s) failed in the run and passed alone:", failed)
+            return 0
+        _say(f"{len(still)} test(s) failed again, alone:", still)
+        return again or code
+
+
+def _pytest(python: str, args: Sequence[str], env: Mapping[str, str], root: Path) -> int:
+    """pytest in a child process, given the time to tear down its brokers when this one is
+    interrupted or terminated (it is in the same process group, so Ctrl-C reaches it too)."""
+    child = subprocess.Popen([python, "-m", "pytest", *args], cwd=root, env=dict(env))
+
+    def forward(signum: int, _frame: object) -> None:
+        child.send_signal(signum)
+
+    before = signal.signal(signal.SIGTERM, forward)
+    try:
+        while True:
+            try:
+                code = child.wait()
+                break
+            except KeyboardInterrupt:
+                continue  # pytest has it as well, and ends its session
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    return 128 - code if code < 0 else code
 
 
 def _say(line: str, names: Sequence[str] = ()) -> None:
     print(f"\nscripts/test: {line}", *(f"  {n}" for n in names), sep="\n", flush=True)
+
+
+# -- the pytest plugin -------------------------------------------------------------------------
+
+_RECORD: list[str] = []  # this pytest process's record lines
+
+
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    path = os.environ.get(KEEP_ENV)
+    if not path:
+        return
+    wanted = set(Path(path).read_text().splitlines()) - {""}
+    missing = wanted - {item.nodeid for item in items}
+    if missing:
+        import pytest
+
+        raise pytest.UsageError(f"the failed tests are not there to run again: {', '.join(sorted(missing))}")
+    config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in wanted])
+    items[:] = [item for item in items if item.nodeid in wanted]
+
+
+def pytest_collectreport(report: Any) -> None:
+    if report.failed:
+        _RECORD.append(f"{NO_RETRY} {report.nodeid or 'the run'} failed to collect")
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    if not report.failed:
+        return
+    if "crashed while running" in str(report.longrepr):  # pytest-xdist's report of a dead worker
+        _RECORD.append(f"{NO_RETRY} a worker crashed while running {report.nodeid}")
+    _RECORD.append(f"{FAILED} {report.nodeid}")
+
+
+def pytest_sessionfinish(session: Any) -> None:
+    path = os.environ.get(RECORD_ENV)
+    if not path or hasattr(session.config, "workerinput"):  # an xdist worker: its controller writes
+        return
+    stopped = session.shouldfail or session.shouldstop
+    if stopped:
+        _RECORD.append(f"{NO_RETRY} the run stopped early ({stopped})")
+    Path(path).write_text("".join(f"{line}\n" for line in _RECORD))
 
 
 def main() -> int:
@@ -100,8 +196,6 @@ def main() -> int:
     except SuiteError as error:
         print(f"scripts/test: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # pytest, in the same process group, stopped on it too
-        return 130
 
 
 if __name__ == "__main__":

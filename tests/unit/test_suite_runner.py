@@ -3,7 +3,11 @@ that failed run once more, alone, against a real pytest on a small suite of its 
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,81 +15,165 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests import suite
+from tests.conftest import ROOT
 
 # A failure the first time and a pass the second (a marker file tells them apart), a test that
-# always fails, and one that always passes.
+# fails or passes as the suite is written, and one that counts its runs.
 SMALL_SUITE = """
+import os
 from pathlib import Path
 
-def test_passes():
-    pass
+HERE = Path(__file__).parent
+
+def test_counts():
+    with (HERE / "runs").open("a") as runs:
+        runs.write("run\\n")
 
 def test_flaky():
-    seen = Path(__file__).with_name("seen")
+    seen = HERE / "seen"
     first = not seen.exists()
     seen.touch()
     assert not first
 
 def test_broken():
-    assert {broken}
+    {broken}
 """
 
 
-def _suite(root: Path, broken: bool) -> Path:
-    (root / "test_small.py").write_text(SMALL_SUITE.format(broken="False" if broken else "True"))
+def _suite(root: Path, broken: str = "pass") -> Path:
+    (root / "test_small.py").write_text(SMALL_SUITE.format(broken=broken))
     (root / "pytest.ini").write_text("[pytest]\n")
     return root
 
 
-def _run(root: Path, capsys: pytest.CaptureFixture[str], **env: str) -> tuple[int, str]:
-    code = suite.run(["-q"], {"PATH": "/usr/bin:/bin", **env}, root, sys.executable)
+def _env(**extra: str) -> dict[str, str]:
+    return {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), **extra}
+
+
+def _run(root: Path, capsys: pytest.CaptureFixture[str], *argv: str, **env: str) -> tuple[int, str]:
+    code = suite.run(["-q", "-p", "no:cacheprovider", *argv], _env(**env), root, sys.executable)
     return code, capsys.readouterr().out
 
 
 def test_a_test_that_passes_alone_is_named_flaky_and_the_run_passes(tmp_path, capsys):
-    code, out = _run(_suite(tmp_path, broken=False), capsys)
+    code, out = _run(_suite(tmp_path), capsys)
     assert code == 0
+    assert "1 test(s) failed; running them once more, alone" in out
     assert "flaky: these 1 test(s) failed in the run and passed alone:\n  test_small.py::test_flaky" in out
-    assert (tmp_path / "seen").exists()
+    assert (tmp_path / "runs").read_text() == "run\n"  # the second run ran the failed test only
+
+
+def test_the_runner_as_scripts_test_starts_it(tmp_path):
+    """``python -m tests.suite``, as scripts/test runs it: its pytest loads the plugin by name."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.suite", "-q", "-p", "no:cacheprovider"],
+        cwd=_suite(tmp_path),
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    flaky = "flaky: these 1 test(s) failed in the run and passed alone:\n  test_small.py::test_flaky"
+    assert flaky in done.stdout
 
 
 def test_a_test_that_fails_again_fails_the_run(tmp_path, capsys):
-    code, out = _run(_suite(tmp_path, broken=True), capsys)
+    code, out = _run(_suite(tmp_path, broken="assert False"), capsys)
     assert code == 1
+    assert "2 test(s) failed; running them once more" in out
     assert "1 test(s) failed again, alone:\n  test_small.py::test_broken" in out
-    assert "2 test(s) failed; running them once more" in out and "flaky:" not in out
+    assert "flaky:" not in out
 
 
-@pytest.mark.parametrize("limit", ["0", "1"])
-def test_no_second_run_when_it_is_off_or_too_many_failed(tmp_path, capsys, limit):
-    code, out = _run(_suite(tmp_path, broken=True), capsys, KAFKA_TEST_RETRY_LIMIT=limit)
+@pytest.mark.parametrize(
+    ("argv", "env", "why"),
+    [
+        ((), {"KAFKA_TEST_RETRY_LIMIT": "0"}, None),
+        ((), {"KAFKA_TEST_RETRY_LIMIT": "1"}, "2 tests failed, more than KAFKA_TEST_RETRY_LIMIT=1"),
+        ((), {"KAFKA_TEST_RETRY_WITHIN_S": "0"}, "more than KAFKA_TEST_RETRY_WITHIN_S=0"),
+        (("-x",), {}, "the run stopped early"),
+        (("--maxfail", "1"), {}, "the run stopped early"),
+        ((), {"PYTEST_ADDOPTS": "--exitfirst"}, "the run stopped early"),
+    ],
+)
+def test_no_second_run_where_it_could_hide_something(tmp_path, capsys, argv, env, why):
+    code, out = _run(_suite(tmp_path, broken="assert False"), capsys, *argv, **env)
     assert code == 1
-    assert "alone" not in out
-    assert ("more than KAFKA_TEST_RETRY_LIMIT=1: not run again" in out) == (limit == "1")
-
-
-def test_a_stale_record_of_failures_is_not_run_again(tmp_path, capsys):
-    root = _suite(tmp_path, broken=False)
-    (root / "seen").touch()  # test_flaky passes first time
-    record = root / suite.LAST_FAILED
-    record.parent.mkdir(parents=True)
-    record.write_text('{"test_small.py::test_passes": true}')
-    code, out = _run(root, capsys)
-    assert code == 0 and "scripts/test:" not in out
-
-
-@given(st.integers(min_value=2, max_value=9999), st.lists(st.sampled_from(["-x", "-k", "t", "--fast"])))
-def test_workers_only_when_more_than_one(workers, argv):
-    env = {suite.WORKERS_ENV: str(workers)}
-    args = suite.first_run_args(argv, env)
-    if "--fast" in argv:
-        assert args == argv
+    assert "running them once more" not in out and "flaky:" not in out
+    if why is None:
+        assert "scripts/test:" not in out
     else:
-        assert args == ["-n", str(workers), *argv]
-    assert suite.first_run_args(argv, {}) == argv
+        assert "scripts/test: not run again: " in out and why in out
 
 
-@pytest.mark.parametrize("raw", ["0", "two", "-1", "1.5", "99999", "²"])
+def test_a_module_that_does_not_collect_is_not_run_again(tmp_path, capsys):
+    _suite(tmp_path)
+    (tmp_path / "test_broken_module.py").write_text("import nowhere_to_be_found\n")
+    code, out = _run(tmp_path, capsys)
+    assert code in (1, 2)
+    assert "running them once more" not in out and "flaky:" not in out
+
+
+def test_a_crashed_worker_is_not_run_again(tmp_path, capsys):
+    _suite(tmp_path)
+    (tmp_path / "test_crash.py").write_text(
+        "import os, signal\n\ndef test_dies():\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    code, out = _run(tmp_path, capsys, KAFKA_TEST_WORKERS="2")
+    assert code == 1
+    assert "a worker crashed while running test_crash.py::test_dies" in out
+    assert "running them once more" not in out and "flaky:" not in out
+
+
+def test_the_second_run_refuses_a_failed_test_it_cannot_find(tmp_path):
+    _suite(tmp_path)
+    keep = tmp_path / "keep"
+    keep.write_text("test_small.py::test_gone\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "tests.suite", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        env=_env(**{suite.KEEP_ENV: str(keep)}),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 4
+    assert "the failed tests are not there to run again: test_small.py::test_gone" in done.stderr
+
+
+def test_a_terminated_runner_takes_its_pytest_with_it(tmp_path):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "test_slow.py").write_text(
+        "import os, time\nfrom pathlib import Path\n\n"
+        "def test_waits():\n    Path('pid').write_text(str(os.getpid()))\n    time.sleep(120)\n"
+    )
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "tests.suite", "-p", "no:cacheprovider"], cwd=tmp_path, env=_env()
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "pid").exists():
+            assert time.monotonic() < deadline and runner.poll() is None
+            time.sleep(0.05)
+        child = int((tmp_path / "pid").read_text())
+        runner.send_signal(signal.SIGTERM)
+        assert runner.wait(timeout=60) == 128 + signal.SIGTERM
+        with pytest.raises(ProcessLookupError):
+            for _ in range(100):
+                os.kill(child, 0)
+                time.sleep(0.1)
+    finally:
+        runner.kill()
+
+
+@given(st.integers(min_value=2, max_value=99999), st.lists(st.sampled_from(["-x", "-k", "t", "--fast"])))
+def test_workers_only_when_more_than_one(workers, argv):
+    plugin = ["-p", "tests.suite"]
+    args = suite.first_run_args(argv, {suite.WORKERS_ENV: str(workers)})
+    assert args == [*plugin, *argv] if "--fast" in argv else args == [*plugin, "-n", str(workers), *argv]
+    assert suite.first_run_args(argv, {}) == [*plugin, *argv]
+
+
+@pytest.mark.parametrize("raw", ["0", "two", "-1", "1.5", "999999", "²"])
 def test_a_worker_count_that_is_not_usable_is_refused(raw):
     with pytest.raises(suite.SuiteError, match=suite.WORKERS_ENV):
         suite.first_run_args([], {suite.WORKERS_ENV: raw})
@@ -93,9 +181,10 @@ def test_a_worker_count_that_is_not_usable_is_refused(raw):
 
 @pytest.mark.parametrize("raw", ["", " "])
 def test_a_blank_worker_count_is_the_default(raw):
-    assert suite.first_run_args(["-x"], {suite.WORKERS_ENV: raw}) == ["-x"]
+    assert suite.first_run_args(["-x"], {suite.WORKERS_ENV: raw}) == ["-p", "tests.suite", "-x"]
 
 
 def test_the_second_run_is_one_process_unless_xdist_is_off():
-    assert suite.retry_args(["-x"])[:3] == ["-x", "-n", "0"]
-    assert "-n" not in suite.retry_args(["-p", "no:xdist"])
+    assert suite.retry_args(["-x"], {}) == ["-p", "tests.suite", "-x", "-n", "0"]
+    assert "-n" not in suite.retry_args(["-p", "no:xdist"], {})
+    assert "-n" not in suite.retry_args([], {"PYTEST_ADDOPTS": "-p no:xdist"})
