@@ -21,7 +21,7 @@ from kafka_groups.client_config import secret_values
 from kafka_groups.errors import ConfigError, UsageError
 from kafka_groups.escape import escape_controls
 from kafka_groups.properties import load_properties
-from kafka_groups.timeouts import ENV_TIMEOUT, GROUPS_TIMEOUT_MS, whole_ms
+from kafka_groups.timeouts import ENV_TIMEOUT, GROUPS_TIMEOUT_MS, LONGEST_MS, whole_ms
 
 ENV_BOOTSTRAP = "KAFKA_BOOTSTRAP_SERVERS"
 ENV_COMMAND_CONFIG = "KAFKA_COMMAND_CONFIG"
@@ -116,6 +116,10 @@ def resolve_settings(
         raise ConfigError(f"--timeout must not be negative, got {timeout_ms}")
     if timeout_ms == 0:
         raise ConfigError("--timeout 0 leaves no time to reach the cluster: give milliseconds, e.g. 5000")
+    if timeout_ms > LONGEST_MS:
+        # The Apache tool takes any Long and, past this, fails at once with a timeout; ours
+        # would retry calls that time out at once until a deadline that never comes.
+        raise ConfigError(f"--timeout must be at most {LONGEST_MS} ms (about 24.8 days), got {timeout_ms}")
     return ConnectionSettings(
         bootstrap_servers=servers,
         timeout_ms=timeout_ms,
@@ -132,11 +136,11 @@ def default_timeout(environ: Mapping[str, str], tool_default_ms: int) -> int:
     raw = environ.get(ENV_TIMEOUT, "").strip()
     if not raw:
         return tool_default_ms
-    given = whole_ms(raw, 2**31 - 1)
+    given = whole_ms(raw, LONGEST_MS)
     if given is None:
         shown = escape_controls(raw)
         raise ConfigError(
-            f"{ENV_TIMEOUT} must be a whole number of milliseconds from 1 to {2**31 - 1}, e.g. 30000; "
+            f"{ENV_TIMEOUT} must be a whole number of milliseconds from 1 to {LONGEST_MS}, e.g. 30000; "
             f"got '{shown}'"
         )
     return given

@@ -4,6 +4,9 @@ that ``--help`` can name them without loading the settings."""
 ENV_TIMEOUT = "KAFKA_TOOLS_TIMEOUT_MS"  # the default of --timeout, where the tool has one
 GROUPS_TIMEOUT_MS = 5000  # --timeout's default in kafka-consumer-groups.sh
 STREAMS_TIMEOUT_MS = 30000  # and in kafka-streams-groups.sh
+# The longest wait the clients can be given: librdkafka takes its timeouts as C ints of
+# milliseconds, and a call given more times out at once (about 24.8 days).
+LONGEST_MS = 2**31 - 1
 
 
 def whole_ms(raw: str, most: int) -> int | None:

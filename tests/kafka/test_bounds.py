@@ -214,6 +214,24 @@ def test_timeout_zero_has_its_own_message(broker, ours, tool):
     )
 
 
+LONGEST = "Error: --timeout must be at most 2147483647 ms (about 24.8 days), got 9223372036854775807"
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("kafka-consumer-groups", ["--list"]),
+        ("kafka-consumer-groups", ["--delete-offsets", "--group", "g", "--topic", "no-such-topic"]),
+        ("kafka-streams-groups", ["--list"]),
+    ],
+)
+def test_a_timeout_longer_than_the_clients_can_wait_is_refused(broker, ours, tool, args):
+    """A call given more than 2**31 - 1 ms times out at once in librdkafka: a --delete-offsets of
+    a missing topic then retried until a deadline that never came (found by the argv fuzz)."""
+    result = ours(tool, "--bootstrap-server", broker.bootstrap, *args, "--timeout", "9223372036854775807")
+    assert (result.returncode, result.stdout, result.stderr.strip()) == (2, "", LONGEST)
+
+
 @pytest.mark.parametrize("tool", sorted(TOOLS))
 def test_a_non_numeric_timing_property_names_its_key(broker, ours, tool, tmp_path):
     config = tmp_path / "client.properties"

@@ -370,6 +370,20 @@ def test_timeout_zero_and_negative_have_their_own_messages():
         resolve_settings("h:1", None, -5, environ={})
 
 
+@given(st.integers(2**31, 2**63 - 1))
+def test_a_timeout_longer_than_the_clients_can_wait_is_refused(timeout_ms):
+    # librdkafka times out at once on a call given more than 2**31 - 1 ms; the retries that
+    # follow would run until a deadline that never comes.
+    with pytest.raises(ConfigError) as info:
+        resolve_settings("h:1", None, timeout_ms, environ={})
+    expected = f"--timeout must be at most 2147483647 ms (about 24.8 days), got {timeout_ms}"
+    assert info.value.message == expected
+
+
+def test_the_longest_timeout_the_clients_can_wait_is_taken():
+    assert resolve_settings("h:1", None, 2**31 - 1, environ={}).timeout_ms == 2**31 - 1
+
+
 @pytest.mark.parametrize("key", ["request.timeout.ms", "metadata.max.age.ms", "retry.backoff.ms"])
 @pytest.mark.parametrize("value", ["abc", "-1", "1.5", "99999999999", ""])
 def test_numeric_client_properties_name_their_key(key, value):
