@@ -264,13 +264,17 @@ def _tuning_value(key: str, value: str) -> str:
     """A TUNING value as the clients take it; the numeric ones (all but ``client.id``) must be
     whole numbers from 0 to Java's int range, and the error names the key, not the client's
     own name for it."""
-    if key == "client.id":
-        return value
+    return value if key == "client.id" else str(property_ms(key, value))
+
+
+def property_ms(key: str, value: str) -> int:
+    """A property of whole milliseconds, 0 to Java's int range (the clients take no more);
+    ConfigError names the key."""
     text = value.strip()
-    if not re.fullmatch(r"[0-9]+", text) or int(text) > 2**31 - 1:
+    if not re.fullmatch(r"[0-9]{1,10}", text) or int(text) > 2**31 - 1:
         shown = escape_controls(value)
         raise ConfigError(f"{key}={shown} is not a valid number (whole milliseconds, 0 to {2**31 - 1})")
-    return text
+    return int(text)
 
 
 def client_security(props: Mapping[str, str]) -> ClientSecurity:

@@ -21,7 +21,7 @@ from kafka_groups.client_config import secret_values
 from kafka_groups.errors import ConfigError, UsageError
 from kafka_groups.escape import escape_controls
 from kafka_groups.properties import load_properties
-from kafka_groups.timeouts import ENV_TIMEOUT, GROUPS_TIMEOUT_MS, LONGEST_MS, whole_ms
+from kafka_groups.timeouts import ENV_TIMEOUT, GROUPS_TIMEOUT_MS, LONGEST_CALL_S, LONGEST_MS, whole_ms
 
 ENV_BOOTSTRAP = "KAFKA_BOOTSTRAP_SERVERS"
 ENV_COMMAND_CONFIG = "KAFKA_COMMAND_CONFIG"
@@ -77,7 +77,8 @@ class ConnectionSettings:
 
     @property
     def timeout_s(self) -> float:
-        return max(self.timeout_ms, 1) / 1000.0
+        """One call's wait: the timeout, at most what the clients take for one call."""
+        return min(max(self.timeout_ms, 1) / 1000.0, LONGEST_CALL_S)
 
 
 def resolve_settings(

@@ -7,6 +7,9 @@ STREAMS_TIMEOUT_MS = 30000  # and in kafka-streams-groups.sh
 # The longest wait the clients can be given: librdkafka takes its timeouts as C ints of
 # milliseconds, and a call given more times out at once (about 24.8 days).
 LONGEST_MS = 2**31 - 1
+# The longest one call waits: confluent-kafka takes an Admin request_timeout of at most an hour.
+# A longer --timeout is calls of an hour at most, tried again until it runs out.
+LONGEST_CALL_S = 3600.0
 
 
 def whole_ms(raw: str, most: int) -> int | None:

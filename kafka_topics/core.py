@@ -66,7 +66,8 @@ def api_timeout(settings: ConnectionSettings) -> ConnectionSettings:
     ``--command-config`` (60 s when not set)."""
     from dataclasses import replace  # dataclasses is loaded by now: the settings are one
 
-    given = settings.properties.get("default.api.timeout.ms", "").strip()
-    if given.isdigit() and int(given) > 0:
-        settings = replace(settings, timeout_ms=int(given))
-    return settings
+    from kafka_groups.client_config import property_ms
+
+    given = settings.properties.get("default.api.timeout.ms", "")
+    timeout_ms = property_ms("default.api.timeout.ms", given) if given.strip() else 0
+    return replace(settings, timeout_ms=timeout_ms) if timeout_ms > 0 else settings

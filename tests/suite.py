@@ -6,11 +6,12 @@ Why the second run. The real-broker tests wait for brokers with time limits. A m
 CPU is taken away for minutes (a loaded CI host: a local broker that did not answer a
 FindCoordinator for 30 s) fails a run of such tests at once, and that says nothing of the tools.
 A test that fails for a reason of its own fails again when it runs alone; one that passes then is
-named, as flaky, in the run's last lines. Apache Kafka's own build retries its failed tests the
-same way.
+named, as flaky, in the run's last lines (a test that skips when alone has not passed). Apache
+Kafka's own build retries its failed tests the same way.
 
 There is no second run when it could hide something: a run stopped early (-x, --maxfail, Ctrl-C),
-a worker that crashed (a crash is no time limit), a module that failed to collect, more than
+a worker that crashed (a crash is no time limit), a module that failed to collect, a failed
+fixture teardown (pytest blames it on whichever test ran last), more than
 KAFKA_TEST_RETRY_LIMIT failures (default 30: that many is a broken change, not a slow machine),
 or a first run that took longer than KAFKA_TEST_RETRY_WITHIN_S (default 2700 s, so that CI's
 time limit is not spent on it). KAFKA_TEST_RETRY_LIMIT=0 turns the second run off.
@@ -28,6 +29,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +43,7 @@ RECORD_ENV = "KAFKA_TEST_RECORD_FILE"
 KEEP_ENV = "KAFKA_TEST_KEEP_FILE"
 PLUGIN = "tests.suite"  # this module by its import name (run as a script, its __name__ is __main__)
 # First words of the record's lines.
-FAILED, NO_RETRY = "failed", "no-retry"
+FAILED, PASSED, NO_RETRY = "failed", "passed", "no-retry"
 
 
 class SuiteError(Exception):
@@ -76,18 +78,32 @@ def retry_args(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
     return ["-p", PLUGIN, *argv, *serial]
 
 
-def read_record(path: Path) -> tuple[list[str], list[str]]:
-    """The failed tests and the reasons not to run them again, as the plugin wrote them."""
-    failed: list[str] = []
-    reasons: list[str] = []
+@dataclass
+class Record:
+    """What one pytest run recorded (the plugin below writes it, a line each)."""
+
+    failed: list[str] = field(default_factory=list)
+    passed: set[str] = field(default_factory=set)
+    reasons: list[str] = field(default_factory=list)  # not to run the failed tests again
+
+
+def read_record(path: Path) -> Record:
+    record = Record()
     try:
         lines = path.read_text().splitlines()
     except OSError:
-        return failed, ["pytest recorded nothing (it did not get to the end of the run)"]
+        record.reasons.append("pytest recorded nothing (it did not get to the end of the run)")
+        return record
     for line in lines:
         kind, _, rest = line.partition(" ")
-        (failed if kind == FAILED else reasons).append(rest)
-    return sorted(set(failed)), reasons
+        if kind == FAILED:
+            record.failed.append(rest)
+        elif kind == PASSED:
+            record.passed.add(rest)
+        else:
+            record.reasons.append(rest)
+    record.failed = sorted(set(record.failed))
+    return record
 
 
 def run(argv: Sequence[str], env: Mapping[str, str], root: Path, python: str = sys.executable) -> int:
@@ -95,13 +111,13 @@ def run(argv: Sequence[str], env: Mapping[str, str], root: Path, python: str = s
     within = _whole(env, RETRY_WITHIN_ENV, RETRY_WITHIN_S)
     first = first_run_args(argv, env)
     with tempfile.TemporaryDirectory(prefix="kafka-test-") as scratch:
-        record = Path(scratch) / "first"
         began = time.monotonic()
-        code = _pytest(python, first, {**env, RECORD_ENV: str(record)}, root)
+        code = _pytest(python, first, {**env, RECORD_ENV: f"{scratch}/first"}, root)
         took = time.monotonic() - began
         if code != 1 or limit == 0:
             return code
-        failed, reasons = read_record(record)
+        record = read_record(Path(scratch) / "first")
+        failed, reasons = record.failed, record.reasons
         if len(failed) > limit:
             reasons.append(f"{len(failed)} tests failed, more than {RETRY_LIMIT_ENV}={limit}")
         if took > within:
@@ -110,32 +126,39 @@ def run(argv: Sequence[str], env: Mapping[str, str], root: Path, python: str = s
             _say("not run again: " + "; ".join(reasons or ["no failed test was recorded"]) + ".")
             return code
         _say(f"{len(failed)} test(s) failed; running them once more, alone, after the rest:", failed)
-        keep, again_record = Path(scratch) / "keep", Path(scratch) / "again"
+        keep = Path(scratch) / "keep"
         keep.write_text("".join(f"{n}\n" for n in failed))
-        again = _pytest(
-            python, retry_args(argv, env), {**env, KEEP_ENV: str(keep), RECORD_ENV: str(again_record)}, root
-        )
-        still, _ = read_record(again_record)
-        if again == 0 and not still:
+        env_again = {**env, KEEP_ENV: str(keep), RECORD_ENV: f"{scratch}/again"}
+        again = _pytest(python, retry_args(argv, env), env_again, root)
+        second = read_record(Path(scratch) / "again")
+        # Passed, each of them: a test that skips or is deselected when alone proves nothing.
+        unproven = [n for n in failed if n not in second.passed]
+        if again == 0 and not unproven and not second.failed:
             _say(f"flaky: these {len(failed)} test(s) failed in the run and passed alone:", failed)
             return 0
-        _say(f"{len(still)} test(s) failed again, alone:", still)
+        if second.failed:
+            _say(f"{len(second.failed)} test(s) failed again, alone:", second.failed)
+        else:
+            _say(f"the second run ended with exit {again}; not passed alone:", unproven)
         return again or code
 
 
 def _pytest(python: str, args: Sequence[str], env: Mapping[str, str], root: Path) -> int:
     """pytest in a child process, given the time to tear down its brokers when this one is
-    interrupted or terminated (it is in the same process group, so Ctrl-C reaches it too)."""
-    child = subprocess.Popen([python, "-m", "pytest", *args], cwd=root, env=dict(env))
+    interrupted or terminated: Ctrl-C reaches it too (the same process group), SIGTERM is passed
+    on, and the plugin makes either end its session as an interruption does."""
+    started: list[subprocess.Popen[bytes]] = []
 
     def forward(signum: int, _frame: object) -> None:
-        child.send_signal(signum)
+        for child in started:
+            child.send_signal(signum)
 
     before = signal.signal(signal.SIGTERM, forward)
     try:
+        started.append(subprocess.Popen([python, "-m", "pytest", *args], cwd=root, env=dict(env)))
         while True:
             try:
-                code = child.wait()
+                code = started[0].wait()
                 break
             except KeyboardInterrupt:
                 continue  # pytest has it as well, and ends its session
@@ -151,6 +174,15 @@ def _say(line: str, names: Sequence[str] = ()) -> None:
 # -- the pytest plugin -------------------------------------------------------------------------
 
 _RECORD: list[str] = []  # this pytest process's record lines
+
+
+def pytest_configure(config: Any) -> None:
+    if os.environ.get(RECORD_ENV):  # run by this runner: SIGTERM ends the session as Ctrl-C does
+        signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
@@ -173,10 +205,16 @@ def pytest_collectreport(report: Any) -> None:
 
 
 def pytest_runtest_logreport(report: Any) -> None:
+    if report.passed and report.when == "call":
+        _RECORD.append(f"{PASSED} {report.nodeid}")
     if not report.failed:
         return
     if "crashed while running" in str(report.longrepr):  # pytest-xdist's report of a dead worker
         _RECORD.append(f"{NO_RETRY} a worker crashed while running {report.nodeid}")
+    if report.when == "teardown":
+        # pytest blames a module's or session's fixture teardown on the last test that ran,
+        # which may not use it: that test alone would prove nothing.
+        _RECORD.append(f"{NO_RETRY} a teardown failed after {report.nodeid}")
     _RECORD.append(f"{FAILED} {report.nodeid}")
 
 
@@ -196,6 +234,8 @@ def main() -> int:
     except SuiteError as error:
         print(f"scripts/test: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # between the two runs
+        return 130
 
 
 if __name__ == "__main__":

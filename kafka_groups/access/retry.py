@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kafka_groups.errors import ClusterError
+from kafka_groups.timeouts import LONGEST_CALL_S
 
 T = TypeVar("T")
 
@@ -85,7 +86,9 @@ class Deadline:
         self._end = clock() + self.timeout_ms / 1000.0
 
     def remaining_s(self) -> float:
-        return max(self._end - self._clock(), 0.0)
+        """What is left, as one call's wait: at most what the clients take for one call (a
+        longer deadline is several calls)."""
+        return min(max(self._end - self._clock(), 0.0), LONGEST_CALL_S)
 
     def remaining_ms(self) -> int:
         return int(self.remaining_s() * 1000)

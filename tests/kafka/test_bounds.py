@@ -232,6 +232,19 @@ def test_a_timeout_longer_than_the_clients_can_wait_is_refused(broker, ours, too
     assert (result.returncode, result.stdout, result.stderr.strip()) == (2, "", LONGEST)
 
 
+@pytest.mark.parametrize("timeout", ["3700000", "2147483647"])
+def test_a_timeout_over_an_hour_gives_what_the_default_gives(broker, ours, timeout):
+    """confluent-kafka takes a request_timeout of an hour at most: a longer --timeout once ended
+    in "unexpected failure: ValueError"; each call now waits an hour at most."""
+    group = unique("long-timeout")
+    commit_offsets(broker.bootstrap, group, {(create_topic(broker.bootstrap, unique("lt")), 0): 0})
+    args = ["--bootstrap-server", broker.bootstrap, "--describe", "--group", group]
+    longer = ours("kafka-consumer-groups", *args, "--timeout", timeout)
+    default = ours("kafka-consumer-groups", *args)
+    assert longer.returncode == default.returncode == 0, longer.stderr
+    assert longer.stdout == default.stdout
+
+
 @pytest.mark.parametrize("tool", sorted(TOOLS))
 def test_a_non_numeric_timing_property_names_its_key(broker, ours, tool, tmp_path):
     config = tmp_path / "client.properties"

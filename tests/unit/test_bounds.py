@@ -5,12 +5,14 @@ client properties, a byte order mark, and control characters kept off the termin
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kafka_groups import properties as properties_module
+from kafka_groups.access.retry import Deadline
 from kafka_groups.apache_argv import parse_long
 from kafka_groups.client_config import client_security
 from kafka_groups.core import reset
@@ -26,6 +28,7 @@ from kafka_groups.core.reset import (
 from kafka_groups.errors import ConfigError, UsageError
 from kafka_groups.escape import escape_controls
 from kafka_groups.settings import check_bootstrap, resolve_settings
+from kafka_topics.core import api_timeout
 
 # -- --to-datetime: the Apache tool's verdicts, recorded ---------------------------------
 # Recorded with Kafka 4.3.1 against a topic `dt` of one partition holding 5 records with
@@ -380,8 +383,29 @@ def test_a_timeout_longer_than_the_clients_can_wait_is_refused(timeout_ms):
     assert info.value.message == expected
 
 
-def test_the_longest_timeout_the_clients_can_wait_is_taken():
-    assert resolve_settings("h:1", None, 2**31 - 1, environ={}).timeout_ms == 2**31 - 1
+def test_the_longest_timeout_the_clients_can_wait_is_taken_as_calls_of_an_hour():
+    # confluent-kafka refuses an Admin request_timeout over 3600 s (a ValueError, once an
+    # "unexpected failure" of --timeout 4000000): one call waits an hour at most, and the
+    # deadline's retries go on until the timeout runs out.
+    settings = resolve_settings("h:1", None, 2**31 - 1, environ={})
+    assert settings.timeout_ms == 2**31 - 1 and settings.timeout_s == 3600.0
+    assert Deadline(2**31 - 1).remaining_s() == 3600.0 and not Deadline(2**31 - 1).expired
+    assert resolve_settings("h:1", None, 3_599_999, environ={}).timeout_s == 3599.999
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "1.5", "99999999999", "2147483648", "\u00b2", "1e3"])
+def test_kafka_topics_refuses_a_default_api_timeout_that_is_not_whole_milliseconds(value):
+    settings = resolve_settings("h:1", None, 60000, environ={}, default_timeout_ms=60000)
+    with pytest.raises(ConfigError) as info:
+        api_timeout(replace(settings, properties={"default.api.timeout.ms": value}))
+    assert info.value.message.startswith("default.api.timeout.ms=")
+    assert info.value.message.endswith("is not a valid number (whole milliseconds, 0 to 2147483647)")
+
+
+@pytest.mark.parametrize(("value", "expected"), [("", 60000), (" ", 60000), ("0", 60000), ("1500", 1500)])
+def test_kafka_topics_takes_its_default_api_timeout(value, expected):
+    settings = resolve_settings("h:1", None, 60000, environ={}, default_timeout_ms=60000)
+    assert api_timeout(replace(settings, properties={"default.api.timeout.ms": value})).timeout_ms == expected
 
 
 @pytest.mark.parametrize("key", ["request.timeout.ms", "metadata.max.age.ms", "retry.backoff.ms"])

@@ -3,6 +3,7 @@ that failed run once more, alone, against a real pytest on a small suite of its 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -109,9 +110,41 @@ def test_no_second_run_where_it_could_hide_something(tmp_path, capsys, argv, env
 def test_a_module_that_does_not_collect_is_not_run_again(tmp_path, capsys):
     _suite(tmp_path)
     (tmp_path / "test_broken_module.py").write_text("import nowhere_to_be_found\n")
-    code, out = _run(tmp_path, capsys)
-    assert code in (1, 2)
+    code, out = _run(tmp_path, capsys, "--continue-on-collection-errors")
+    assert code == 1
+    assert "not run again: test_broken_module.py failed to collect" in out
     assert "running them once more" not in out and "flaky:" not in out
+
+
+def test_a_failed_teardown_is_not_run_again(tmp_path, capsys):
+    """pytest blames a module fixture's failed teardown on the module's last test, which passes
+    alone whether or not the fixture is fixed."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "test_teardown.py").write_text(
+        "import pytest\n\n"
+        "@pytest.fixture(scope='module')\ndef shared():\n    yield\n    raise RuntimeError('left behind')\n\n"
+        "def test_uses(shared):\n    pass\n\n"
+        "def test_last():\n    pass\n"
+    )
+    code, out = _run(tmp_path, capsys)
+    assert code == 1
+    assert "not run again: a teardown failed after test_teardown.py::test_last" in out
+    assert "flaky:" not in out
+
+
+def test_a_test_that_skips_when_alone_is_no_pass(tmp_path, capsys):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "test_skips.py").write_text(
+        "import pytest\nfrom pathlib import Path\n\n"
+        "def test_fails_then_skips():\n"
+        "    seen = Path(__file__).with_name('seen')\n"
+        "    if seen.exists():\n        pytest.skip('alone')\n"
+        "    seen.touch()\n    assert False\n"
+    )
+    code, out = _run(tmp_path, capsys)
+    assert code == 1
+    assert "exit 0; not passed alone:\n  test_skips.py::test_fails_then_skips" in out
+    assert "flaky:" not in out
 
 
 def test_a_crashed_worker_is_not_run_again(tmp_path, capsys):
@@ -140,29 +173,57 @@ def test_the_second_run_refuses_a_failed_test_it_cannot_find(tmp_path):
     assert "the failed tests are not there to run again: test_small.py::test_gone" in done.stderr
 
 
-def test_a_terminated_runner_takes_its_pytest_with_it(tmp_path):
+SLOW_SUITE = """
+import os, time
+from pathlib import Path
+
+import pytest
+
+@pytest.fixture(scope="session")
+def broker():
+    yield
+    Path("torn-down").touch()
+
+def test_waits(broker):
+    Path("pid").write_text(str(os.getpid()))
+    time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("how", ["SIGTERM to the runner", "Ctrl-C to the process group"])
+def test_a_stopped_run_tears_down_and_takes_its_pytest_with_it(tmp_path, how):
+    """A session fixture's teardown stops the suite's brokers: it runs, and pytest ends."""
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    (tmp_path / "test_slow.py").write_text(
-        "import os, time\nfrom pathlib import Path\n\n"
-        "def test_waits():\n    Path('pid').write_text(str(os.getpid()))\n    time.sleep(120)\n"
-    )
+    (tmp_path / "test_slow.py").write_text(SLOW_SUITE)
     runner = subprocess.Popen(
-        [sys.executable, "-m", "tests.suite", "-p", "no:cacheprovider"], cwd=tmp_path, env=_env()
+        [sys.executable, "-m", "tests.suite", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        env=_env(),
+        start_new_session=True,
     )
+    child = None
     try:
         deadline = time.monotonic() + 60
-        while not (tmp_path / "pid").exists():
+        while not (tmp_path / "pid").exists() or not (tmp_path / "pid").read_text():
             assert time.monotonic() < deadline and runner.poll() is None
             time.sleep(0.05)
         child = int((tmp_path / "pid").read_text())
-        runner.send_signal(signal.SIGTERM)
-        assert runner.wait(timeout=60) == 128 + signal.SIGTERM
+        if how.startswith("SIGTERM"):
+            runner.send_signal(signal.SIGTERM)
+        else:
+            os.killpg(runner.pid, signal.SIGINT)
+        assert runner.wait(timeout=60) == 2  # pytest's "interrupted"
+        assert (tmp_path / "torn-down").exists()
         with pytest.raises(ProcessLookupError):
             for _ in range(100):
                 os.kill(child, 0)
                 time.sleep(0.1)
     finally:
-        runner.kill()
+        if runner.poll() is None:
+            os.killpg(runner.pid, signal.SIGKILL)
+        if child is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)
 
 
 @given(st.integers(min_value=2, max_value=99999), st.lists(st.sampled_from(["-x", "-k", "t", "--fast"])))
