@@ -47,6 +47,19 @@ def _suite(root: Path, broken: str = "pass") -> Path:
     return root
 
 
+def _module(root: Path, name: str, source: str) -> Path:
+    """A suite of one module of its own."""
+    (root / "pytest.ini").write_text("[pytest]\n")
+    (root / name).write_text(source)
+    return root
+
+
+def _failed_without_second_chance(code: int, out: str, said: str) -> None:
+    assert code == 1
+    assert said in out
+    assert "running them once more" not in out and "flaky:" not in out
+
+
 def _env(**extra: str) -> dict[str, str]:
     return {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), **extra}
 
@@ -99,49 +112,44 @@ def test_a_test_that_fails_again_fails_the_run(tmp_path, capsys):
 )
 def test_no_second_run_where_it_could_hide_something(tmp_path, capsys, argv, env, why):
     code, out = _run(_suite(tmp_path, broken="assert False"), capsys, *argv, **env)
-    assert code == 1
-    assert "running them once more" not in out and "flaky:" not in out
     if why is None:
+        _failed_without_second_chance(code, out, "")
         assert "scripts/test:" not in out
     else:
-        assert "scripts/test: not run again: " in out and why in out
+        _failed_without_second_chance(code, out, "scripts/test: not run again: ")
+        assert why in out
 
 
 def test_a_module_that_does_not_collect_is_not_run_again(tmp_path, capsys):
     _suite(tmp_path)
     (tmp_path / "test_broken_module.py").write_text("import nowhere_to_be_found\n")
     code, out = _run(tmp_path, capsys, "--continue-on-collection-errors")
-    assert code == 1
-    assert "not run again: test_broken_module.py failed to collect" in out
-    assert "running them once more" not in out and "flaky:" not in out
+    _failed_without_second_chance(code, out, "not run again: test_broken_module.py failed to collect")
 
 
 def test_a_failed_teardown_is_not_run_again(tmp_path, capsys):
     """pytest blames a module fixture's failed teardown on the module's last test, which passes
     alone whether or not the fixture is fixed."""
-    (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    (tmp_path / "test_teardown.py").write_text(
+    source = (
         "import pytest\n\n"
         "@pytest.fixture(scope='module')\ndef shared():\n    yield\n    raise RuntimeError('left behind')\n\n"
         "def test_uses(shared):\n    pass\n\n"
         "def test_last():\n    pass\n"
     )
-    code, out = _run(tmp_path, capsys)
-    assert code == 1
-    assert "not run again: a teardown failed after test_teardown.py::test_last" in out
-    assert "flaky:" not in out
+    code, out = _run(_module(tmp_path, "test_teardown.py", source), capsys)
+    said = "not run again: a teardown failed after test_teardown.py::test_last"
+    _failed_without_second_chance(code, out, said)
 
 
 def test_a_test_that_skips_when_alone_is_no_pass(tmp_path, capsys):
-    (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    (tmp_path / "test_skips.py").write_text(
+    source = (
         "import pytest\nfrom pathlib import Path\n\n"
         "def test_fails_then_skips():\n"
         "    seen = Path(__file__).with_name('seen')\n"
         "    if seen.exists():\n        pytest.skip('alone')\n"
         "    seen.touch()\n    assert False\n"
     )
-    code, out = _run(tmp_path, capsys)
+    code, out = _run(_module(tmp_path, "test_skips.py", source), capsys)
     assert code == 1
     assert "exit 0; not passed alone:\n  test_skips.py::test_fails_then_skips" in out
     assert "flaky:" not in out
@@ -153,9 +161,7 @@ def test_a_crashed_worker_is_not_run_again(tmp_path, capsys):
         "import os, signal\n\ndef test_dies():\n    os.kill(os.getpid(), signal.SIGKILL)\n"
     )
     code, out = _run(tmp_path, capsys, KAFKA_TEST_WORKERS="2")
-    assert code == 1
-    assert "a worker crashed while running test_crash.py::test_dies" in out
-    assert "running them once more" not in out and "flaky:" not in out
+    _failed_without_second_chance(code, out, "a worker crashed while running test_crash.py::test_dies")
 
 
 def test_the_second_run_refuses_a_failed_test_it_cannot_find(tmp_path):
@@ -193,8 +199,7 @@ def test_waits(broker):
 @pytest.mark.parametrize("how", ["SIGTERM to the runner", "Ctrl-C to the process group"])
 def test_a_stopped_run_tears_down_and_takes_its_pytest_with_it(tmp_path, how):
     """A session fixture's teardown stops the suite's brokers: it runs, and pytest ends."""
-    (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    (tmp_path / "test_slow.py").write_text(SLOW_SUITE)
+    _module(tmp_path, "test_slow.py", SLOW_SUITE)
     runner = subprocess.Popen(
         [sys.executable, "-m", "tests.suite", "-p", "no:cacheprovider"],
         cwd=tmp_path,
