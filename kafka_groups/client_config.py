@@ -11,7 +11,6 @@ about it once. The client libraries' own configurations are built from the resul
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -19,6 +18,7 @@ from kafka_groups.errors import ConfigError
 from kafka_groups.escape import escape_controls
 from kafka_groups.jaas import JaasEntry as JaasEntry  # kept importable from here
 from kafka_groups.jaas import parse_jaas as parse_jaas
+from kafka_groups.timeouts import LONGEST_MS, whole_ms
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
@@ -270,11 +270,11 @@ def _tuning_value(key: str, value: str) -> str:
 def property_ms(key: str, value: str) -> int:
     """A property of whole milliseconds, 0 to Java's int range (the clients take no more);
     ConfigError names the key."""
-    text = value.strip()
-    if not re.fullmatch(r"[0-9]{1,10}", text) or int(text) > 2**31 - 1:
+    ms = whole_ms(value, LONGEST_MS, least=0)
+    if ms is None:
         shown = escape_controls(value)
-        raise ConfigError(f"{key}={shown} is not a valid number (whole milliseconds, 0 to {2**31 - 1})")
-    return int(text)
+        raise ConfigError(f"{key}={shown} is not a valid number (whole milliseconds, 0 to {LONGEST_MS})")
+    return ms
 
 
 def client_security(props: Mapping[str, str]) -> ClientSecurity:

@@ -12,10 +12,10 @@ LONGEST_MS = 2**31 - 1
 LONGEST_CALL_S = 3600.0
 
 
-def whole_ms(raw: str, most: int) -> int | None:
-    """``raw`` (blanks around it ignored) as whole milliseconds from 1 to ``most``; None when it
-    is not one (digits only, ASCII, at most ten of them)."""
+def whole_ms(raw: str, most: int, least: int = 1) -> int | None:
+    """``raw`` (blanks around it ignored) as a whole number from ``least`` to ``most``; None when
+    it is not one (digits only, ASCII, at most ten of them)."""
     raw = raw.strip()
-    if raw.isascii() and raw.isdigit() and len(raw) <= 10 and 0 < int(raw) <= most:
+    if raw.isascii() and raw.isdigit() and len(raw) <= 10 and least <= int(raw) <= most:
         return int(raw)
     return None

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kafka_groups.timeouts import whole_ms
+
 WORKERS_ENV = "KAFKA_TEST_WORKERS"
 RETRY_LIMIT_ENV = "KAFKA_TEST_RETRY_LIMIT"
 RETRY_WITHIN_ENV = "KAFKA_TEST_RETRY_WITHIN_S"
@@ -54,9 +56,10 @@ def _whole(env: Mapping[str, str], name: str, default: int) -> int:
     raw = env.get(name, "").strip()
     if not raw:
         return default
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 5):
+    value = whole_ms(raw, 99999, least=0)
+    if value is None:
         raise SuiteError(f"{name} must be a whole number from 0 to 99999, not {raw!r}")
-    return int(raw)
+    return value
 
 
 def first_run_args(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
@@ -147,18 +150,18 @@ def _pytest(python: str, args: Sequence[str], env: Mapping[str, str], root: Path
     """pytest in a child process, given the time to tear down its brokers when this one is
     interrupted or terminated: Ctrl-C reaches it too (the same process group), SIGTERM is passed
     on, and the plugin makes either end its session as an interruption does."""
-    started: list[subprocess.Popen[bytes]] = []
+    child: subprocess.Popen[bytes] | None = None
 
     def forward(signum: int, _frame: object) -> None:
-        for child in started:
+        if child is not None:
             child.send_signal(signum)
 
     before = signal.signal(signal.SIGTERM, forward)
     try:
-        started.append(subprocess.Popen([python, "-m", "pytest", *args], cwd=root, env=dict(env)))
+        child = subprocess.Popen([python, "-m", "pytest", *args], cwd=root, env=dict(env))
         while True:
             try:
-                code = started[0].wait()
+                code = child.wait()
                 break
             except KeyboardInterrupt:
                 continue  # pytest has it as well, and ends its session
