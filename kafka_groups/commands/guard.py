@@ -139,12 +139,13 @@ class Write(Generic[A, S]):
         fault_point("during-read-back")
         left_ms = int((deadline - time.monotonic()) * 1000)
         if send_error is None:
-            left_ms = max(left_ms, settings.timeout_ms // 2)  # a send that answered leaves a sound client
+            left_ms = max(left_ms, settings.timeout_ms // 2)  # a send that answered gets half the timeout
         if left_ms < READ_BACK_FLOOR_MS:
             return Sent(answer, send_error, None, "no time was left within --timeout to read it back")
-        state, read_error = _read_back(
-            self.read_back, self.access, settings, left_ms, fresh=send_error is not None
-        )
+        # After a lost or doubtful answer (an error for some unit, often the client's own timeout), the
+        # connection may be the stalled one and its calls wait the whole --timeout: read back on a fresh
+        # one that waits only ``left_ms``.
+        state, read_error = _read_back(self.read_back, self.access, settings, left_ms, fresh=doubtful)
         return Sent(answer, send_error, state, read_error)
 
 

@@ -45,9 +45,10 @@ from tests.kafka_helpers import (
 
 pytestmark = [pytest.mark.kafka, pytest.mark.faults]
 
-# The tools' --timeout in this suite. Each paused case waits it out once; 5 s was too little on a loaded CI
-# machine for the metadata a command reads before the fault point.
-TIMEOUT_MS = "10000"
+# The tools' --timeout in this suite (the Apache tools' default). Each paused case waits it out once or
+# twice, so it is most of the suite's time. A run that times out before it reaches its fault point (a
+# loaded machine, slow to read the metadata the command needs first) sent nothing: it is run again.
+TIMEOUT_MS = "5000"
 RUN_LIMIT_S = 120  # a run that takes longer is stuck: the test fails rather than hang
 
 
@@ -129,14 +130,13 @@ def faulted(cluster: local_kafka.Cluster, tmp: Path, point: str, fault: str, nam
     """Run our tool; at ``point``, pause (``stop``) or kill (``kill``) the broker, release the
     tool, let it finish, then resume or restart the broker.
 
-    A run that could not reach the cluster at all (a saturated machine: start-up and the first
-    login took the whole --timeout) sent nothing and never came near the point: it says nothing
-    about the fault, and it is run again, up to twice more."""
+    A run that failed before it reached the point (a saturated machine: start-up, the first login
+    or the metadata read took the whole --timeout) sent nothing: every point from the send on is
+    passed by any run that sends. It says nothing about the fault, and it is run again, up to twice
+    more; the test then fails on ``run.hit`` with the last run's error."""
     for attempt in range(3):
         run = _faulted_once(cluster, tmp / f"attempt-{attempt}", point, fault, name, *args)
-        lines = run.stderr.strip().splitlines()
-        unreached = lines and lines[-1].startswith("Error: cannot reach the cluster")
-        if run.hit or run.returncode != 1 or not unreached:
+        if run.hit or run.returncode != 1:
             break
     return run
 

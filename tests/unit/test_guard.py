@@ -152,6 +152,28 @@ def test_a_lost_answer_is_read_back_on_a_fresh_connection():
     assert readers[0].settings.timeout_ms <= 5000
 
 
+def test_an_answer_in_doubt_is_read_back_on_a_fresh_connection_within_half_the_timeout():
+    """A send that answered with an error for a unit (the commit's "Local: Timed out") is read
+    back as a lost one is, not on the connection that stalled, and waits at most half the timeout."""
+    stand = _Stand(5000)
+    readers = []
+
+    def read(reader: object) -> dict[str, int]:
+        readers.append(reader)
+        return {"t": 1}
+
+    sent = Write(
+        stand, send=lambda: {"g": "Local: Timed out"}, read_back=read, in_doubt=lambda a: any(a.values())
+    ).run()
+    assert sent.send_error is None and sent.state == {"t": 1}
+    assert readers and readers[0] is not stand
+    assert 2500 <= readers[0].settings.timeout_ms <= 5000
+    # A clean answer is read back on the command's own connection.
+    clean = Write(stand, send=lambda: {"g": None}, read_back=read, in_doubt=lambda a: any(a.values()),
+                  verify_always=True).run()  # fmt: skip
+    assert clean.state == {"t": 1} and readers[-1] is stand
+
+
 def test_no_read_back_when_no_time_is_left():
     sent = Write(_Stand(100), send=_lost, read_back=lambda r: {"t": 1}).run()
     assert sent.state is None and "no time was left" in (sent.read_error or "")
