@@ -206,23 +206,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Under xdist the workers take the longest work first and the shortest last: "side" (below),
-    # then the other real-broker modules, then the unit tests. Within "side", or in one process,
-    # the tests on the shared three-node cluster run last, together (in their usual order), so
-    # that its three broker JVMs start only when they are needed.
-    unit = ROOT / "tests" / "unit"
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        items.sort(
-            key=lambda item: (
-                _scope(item.nodeid) != "side",
-                item.path.is_relative_to(unit),
-                "three_nodes" in item.fixturenames,
-            )
-        )
-    else:
-        items.sort(key=lambda item: "three_nodes" in item.fixturenames)
+    # The tests on the shared three-node cluster run last, together (in their usual order), so that
+    # its three broker JVMs start only when they are needed.
+    items.sort(key=lambda item: "three_nodes" in item.fixturenames)
     if not config.getoption("--fast"):
         return
+    unit = ROOT / "tests" / "unit"
     keep, drop = [], []
     for item in items:
         if item.path.is_relative_to(unit) or item.get_closest_marker("smoke") is not None:
@@ -234,31 +223,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
-# `KAFKA_TEST_WORKERS=N scripts/test` runs N pytest-xdist workers (one process by default). A worker
-# takes a whole group of modules at a time, as it becomes free. "side" holds the modules that pause,
-# kill and restart brokers (and share the three-node cluster) and the Spark modules: they run one
-# after another, never beside each other (run side by side, their JVMs starved each other: a CI run
-# took twice as long). The secure cluster's two modules are a group (it starts once); every other
-# module is a group of its own, so a worker done with "side" takes what is left of the rest.
-GROUPS = {
-    "side": (
-        "test_faults",
-        "test_failover",
-        "test_infra",
-        "test_topics_replication",
-        "test_pipeline",
-        "test_pipeline_cluster",
-        "test_pipeline_setup",
-    ),
-    "secure": ("test_security", "test_one_connection"),
-}
-GROUP_OF = {f"tests/kafka/{name}.py": group for group, names in GROUPS.items() for name in names}
-assert all((ROOT / path).is_file() for path in GROUP_OF), "GROUPS names a module that is not there"
+# Under pytest-xdist (scripts/test's default) the suite is two halves, a worker each. WAITING holds the
+# modules that spend their time waiting, not computing: on a paused or killed broker (test_faults), on
+# a stopped node of three to be fenced (test_failover, test_infra, test_topics_replication), on a
+# cluster that cannot be reached (test_client_lifetime), on consumer groups settling (test_policies), on
+# the next refresh of a watch (test_watch); with the unit tests. They take little CPU from the other half, which
+# holds every other module: the brokers, Apache tools, Streams and Spark JVMs that compute. (Two
+# workers that both computed starved each other's brokers into time limits on a loaded 2-core machine.)
+# More workers than two get nothing to do.
+WAITING = (
+    "test_faults",
+    "test_failover",
+    "test_infra",
+    "test_topics_replication",
+    "test_client_lifetime",
+    "test_policies",
+    "test_watch",
+)
+assert all((ROOT / "tests" / "kafka" / f"{name}.py").is_file() for name in WAITING), "WAITING names no module"
 
 
 def _scope(nodeid: str) -> str:
     path = nodeid.split("::", 1)[0]
-    return GROUP_OF.get(path, path)
+    waits = path.startswith("tests/unit/") or path in {f"tests/kafka/{name}.py" for name in WAITING}
+    return "waiting" if waits else "computing"
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -1,6 +1,7 @@
-"""The suite's runner (`scripts/test`): pytest in one process, or in pytest-xdist workers when
-KAFKA_TEST_WORKERS asks for more than one; then, if some tests failed, those tests once more,
-alone, after the rest.
+"""The suite's runner (`scripts/test`): pytest in two pytest-xdist workers, one for each half of the
+suite (the modules that wait and the ones that compute: WAITING in tests/conftest.py), or in one
+process with KAFKA_TEST_WORKERS=1, ``--fast`` or ``-p no:xdist``; then, if some tests failed, those
+tests once more, alone, after the rest.
 
 Why the second run. The real-broker tests wait for brokers with time limits. A machine whose
 CPU is taken away for minutes (a loaded CI host: a local broker that did not answer a
@@ -36,6 +37,7 @@ from typing import Any
 from kafka_groups.timeouts import whole_ms
 
 WORKERS_ENV = "KAFKA_TEST_WORKERS"
+WORKERS = 2  # the suite's two halves (tests/conftest.py); a third worker would get nothing to do
 RETRY_LIMIT_ENV = "KAFKA_TEST_RETRY_LIMIT"
 RETRY_WITHIN_ENV = "KAFKA_TEST_RETRY_WITHIN_S"
 RETRY_LIMIT = 30
@@ -62,22 +64,25 @@ def _whole(env: Mapping[str, str], name: str, default: int) -> int:
     return value
 
 
+def _xdist_off(argv: Sequence[str], env: Mapping[str, str]) -> bool:
+    return any("no:xdist" in w for w in [*argv, *env.get("PYTEST_ADDOPTS", "").split()])
+
+
 def first_run_args(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
-    """pytest's arguments for the whole run: ``-n N`` only for more than one worker (``--fast``
-    always runs in one process: its few real-broker tests give a second worker nothing to do)."""
-    workers = _whole(env, WORKERS_ENV, 1)
+    """pytest's arguments for the whole run: ``-n N`` for more than one worker, except with
+    ``--fast`` (its few real-broker tests give a second worker nothing to do) or xdist off."""
+    workers = _whole(env, WORKERS_ENV, WORKERS)
     if workers == 0:
         raise SuiteError(f"{WORKERS_ENV} must be 1 or more, not 0")
     plugin = ["-p", PLUGIN]
-    if workers == 1 or "--fast" in argv:
+    if workers == 1 or "--fast" in argv or _xdist_off(argv, env):
         return [*plugin, *argv]
     return [*plugin, "-n", str(workers), *argv]
 
 
 def retry_args(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
     """The same run, in one process (the plugin narrows it to the failed tests)."""
-    words = [*argv, *env.get("PYTEST_ADDOPTS", "").split()]
-    serial = [] if any("no:xdist" in w for w in words) else ["-n", "0"]
+    serial = [] if _xdist_off(argv, env) else ["-n", "0"]
     return ["-p", PLUGIN, *argv, *serial]
 
 

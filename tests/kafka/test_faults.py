@@ -402,6 +402,28 @@ def _settled(read, allowed: set, wait: float = 10.0):
     return value
 
 
+def test_a_stopped_broker_changes_nothing(cluster, tmp_path):
+    """A reset against a broker that was stopped before the command started: one line on stderr,
+    exit 1, and the offsets are as before once the broker is back."""
+    bs = cluster.bootstrap
+    topic = create_topic(bs, unique("r-stop"), partitions=2)
+    produce(bs, topic, [Record(p, "x") for p in range(2) for _ in range(3)])
+    group = unique("r-stop")
+    commit_offsets(bs, group, {(topic, 0): 2, (topic, 1): 1})
+    gc.collect()  # as in _faulted_once: no helper client is freed while the broker is down
+    cluster.stop_node(1)
+    try:
+        mine = tool(tmp_path, "kafka-consumer-groups", "--bootstrap-server", bs, "--group", group,
+                    "--reset-offsets", "--to-earliest", "--all-topics", "--execute",
+                    "--timeout", "2000", "--backup-dir", str(tmp_path / "b"))  # fmt: skip
+    finally:
+        cluster.start_node(1)
+    assert mine.returncode == 1
+    assert len(mine.stderr.strip().splitlines()) == 1, mine.stderr
+    assert mine.stderr.startswith("Error: ")
+    assert committed(bs, group) == {(topic, 0): 2, (topic, 1): 1}
+
+
 def test_many_partitions_paused_before_the_commit(cluster, tmp_path):
     """The protocol-layer path (above 2,000 partitions): paused before the commit is sent."""
     bs = cluster.bootstrap

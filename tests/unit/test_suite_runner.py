@@ -1,5 +1,6 @@
-"""scripts/test's runner (tests/suite.py): one process unless asked for workers, and the tests
-that failed run once more, alone, against a real pytest on a small suite of its own."""
+"""scripts/test's runner (tests/suite.py): two workers unless asked for one process, and the tests
+that failed run once more, alone, against a real pytest on a small suite of its own (in one process
+unless a test asks for workers)."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def _failed_without_second_chance(code: int, out: str, said: str) -> None:
 
 
 def _env(**extra: str) -> dict[str, str]:
-    return {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), **extra}
+    return {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), suite.WORKERS_ENV: "1", **extra}
 
 
 def _run(root: Path, capsys: pytest.CaptureFixture[str], *argv: str, **env: str) -> tuple[int, str]:
@@ -232,11 +233,20 @@ def test_a_stopped_run_tears_down_and_takes_its_pytest_with_it(tmp_path, how):
 
 
 @given(st.integers(min_value=2, max_value=99999), st.lists(st.sampled_from(["-x", "-k", "t", "--fast"])))
-def test_workers_only_when_more_than_one(workers, argv):
+def test_workers_unless_one_or_fast(workers, argv):
     plugin = ["-p", "tests.suite"]
     args = suite.first_run_args(argv, {suite.WORKERS_ENV: str(workers)})
     assert args == [*plugin, *argv] if "--fast" in argv else args == [*plugin, "-n", str(workers), *argv]
-    assert suite.first_run_args(argv, {}) == [*plugin, *argv]
+    default = suite.first_run_args(argv, {})
+    assert default == [*plugin, *argv] if "--fast" in argv else default == [*plugin, "-n", "2", *argv]
+    assert suite.first_run_args(argv, {suite.WORKERS_ENV: "1"}) == [*plugin, *argv]
+
+
+@pytest.mark.parametrize(
+    ("argv", "env"), [(["-p", "no:xdist"], {}), (["-x"], {"PYTEST_ADDOPTS": "-p no:xdist --tb=short"})]
+)
+def test_xdist_turned_off_is_one_process(argv, env):
+    assert suite.first_run_args(argv, env) == ["-p", "tests.suite", *argv]
 
 
 @pytest.mark.parametrize("raw", ["0", "two", "-1", "1.5", "999999", "²"])
@@ -247,7 +257,7 @@ def test_a_worker_count_that_is_not_usable_is_refused(raw):
 
 @pytest.mark.parametrize("raw", ["", " "])
 def test_a_blank_worker_count_is_the_default(raw):
-    assert suite.first_run_args(["-x"], {suite.WORKERS_ENV: raw}) == ["-p", "tests.suite", "-x"]
+    assert suite.first_run_args(["-x"], {suite.WORKERS_ENV: raw}) == ["-p", "tests.suite", "-n", "2", "-x"]
 
 
 def test_the_second_run_is_one_process_unless_xdist_is_off():
