@@ -227,10 +227,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # modules that spend their time waiting, not computing: on a paused or killed broker (test_faults), on
 # a stopped node of three to be fenced (test_failover, test_infra, test_topics_replication), on a
 # cluster that cannot be reached (test_client_lifetime), on consumer groups settling (test_policies), on
-# the next refresh of a watch (test_watch); with the unit tests. They take little CPU from the other half, which
-# holds every other module: the brokers, Apache tools, Streams and Spark JVMs that compute. (Two
-# workers that both computed starved each other's brokers into time limits on a loaded 2-core machine.)
-# More workers than two get nothing to do.
+# the next refresh of a watch (test_watch); with the unit tests. They take little CPU from the other
+# half, which holds every other module: the brokers, Apache tools, Streams and Spark JVMs that compute.
+# (Two workers that both computed starved each other's brokers into time limits on a loaded 2-core
+# machine.) More workers than two get nothing to do.
 WAITING = (
     "test_faults",
     "test_failover",
