@@ -42,7 +42,7 @@ def paused_cluster() -> Iterator[local_kafka.Cluster]:
     try:
         yield started
     finally:
-        started.stop()
+        started.stop(grace=0)  # its data is deleted: no controlled shutdown to wait for
 
 
 @pytest.fixture(scope="module")

@@ -299,7 +299,7 @@ def test_delete_all_groups_on_its_own_cluster(apache, ours, tmp_path):
         assert "busy" in report["deleted"] and report["failed"] == []
         assert done.returncode == 0, done.stderr
     finally:
-        cluster.stop()
+        cluster.stop(grace=0)  # its data is deleted: no controlled shutdown to wait for
 
 
 def test_delete_with_topic_is_a_usage_error(broker, ours):

@@ -184,4 +184,4 @@ def test_a_run_right_after_the_broker_starts_waits_out_the_coordinator(tmp_path)
         assert result.returncode == 0, result.stderr[-3000:]
         assert committed(cluster.bootstrap, group) == {(topic, 0): 15, (topic, 1): 15}
     finally:
-        cluster.stop()
+        cluster.stop(grace=0)  # its data is deleted: no controlled shutdown to wait for

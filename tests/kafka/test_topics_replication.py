@@ -50,7 +50,7 @@ def degraded():
         _wait_until_isr_shrinks(bs, replicated)
         yield bs, (replicated, solo, healthy)
     finally:
-        cluster.stop()
+        cluster.stop(grace=0)  # its data is deleted: no controlled shutdown to wait for
 
 
 def _wait_until_isr_shrinks(bs, topic):
