@@ -226,27 +226,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # Under pytest-xdist (scripts/test's default) the suite is two halves, a worker each. WAITING holds the
 # modules that spend their time waiting, not computing: on a paused or killed broker (test_faults), on
 # a stopped node of three to be fenced (test_failover, test_infra, test_topics_replication), on a
-# cluster that cannot be reached (test_client_lifetime), on consumer groups settling (test_policies), on
-# the next refresh of a watch (test_watch); with the unit tests. They take little CPU from the other
-# half, which holds every other module: the brokers, Apache tools, Streams and Spark JVMs that compute.
-# (Two workers that both computed starved each other's brokers into time limits on a loaded 2-core
-# machine.) More workers than two get nothing to do.
+# cluster that cannot be reached (test_client_lifetime), on a broker just started to load its groups
+# (test_pipeline_setup), on consumer groups settling (test_policies), on the next refresh of a watch
+# (test_watch); with the unit tests. They take little CPU from the other half, which holds every other
+# module: the brokers, Apache tools, Streams and Spark JVMs that compute. (Two workers that both
+# computed starved each other's brokers into time limits on a loaded 2-core machine.) More workers than
+# two get nothing to do.
 WAITING = (
     "test_faults",
     "test_failover",
     "test_infra",
     "test_topics_replication",
     "test_client_lifetime",
+    "test_pipeline_setup",
     "test_policies",
     "test_watch",
 )
-assert all((ROOT / "tests" / "kafka" / f"{name}.py").is_file() for name in WAITING), "WAITING names no module"
+WAITING_PATHS = frozenset(f"tests/kafka/{name}.py" for name in WAITING)
+assert all((ROOT / path).is_file() for path in WAITING_PATHS), "WAITING names a module that is not there"
 
 
 def _scope(nodeid: str) -> str:
     path = nodeid.split("::", 1)[0]
-    waits = path.startswith("tests/unit/") or path in {f"tests/kafka/{name}.py" for name in WAITING}
-    return "waiting" if waits else "computing"
+    return "waiting" if path.startswith("tests/unit/") or path in WAITING_PATHS else "computing"
 
 
 @pytest.hookimpl(optionalhook=True)
