@@ -1,7 +1,8 @@
 """The suite's runner (`scripts/test`): pytest in two pytest-xdist workers, one for each half of the
 suite (the modules that wait and the ones that compute: WAITING in tests/conftest.py), or in one
-process with KAFKA_TEST_WORKERS=1, ``--fast`` or ``-p no:xdist``; then, if some tests failed, those
-tests once more, alone, after the rest.
+process with KAFKA_TEST_WORKERS=1, ``--fast``, ``--pdb``, ``--trace`` or ``-p no:xdist`` (an ``-n`` in
+the arguments is left as given); then, if some tests failed, those tests once more, alone, after
+the rest.
 
 Why the second run. The real-broker tests wait for brokers with time limits. A machine whose
 CPU is taken away for minutes (a loaded CI host: a local broker that did not answer a
@@ -64,18 +65,30 @@ def _whole(env: Mapping[str, str], name: str, default: int) -> int:
     return value
 
 
+def _words(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    return [*argv, *env.get("PYTEST_ADDOPTS", "").split()]
+
+
 def _xdist_off(argv: Sequence[str], env: Mapping[str, str]) -> bool:
-    return any("no:xdist" in w for w in [*argv, *env.get("PYTEST_ADDOPTS", "").split()])
+    return any("no:xdist" in w for w in _words(argv, env))
+
+
+# One process for these: --fast (its few real-broker tests give a second worker nothing to do) and
+# the debugger (pytest-xdist refuses --pdb and --trace); workers the user chose are left as given.
+ONE_PROCESS = ("--fast", "--pdb", "--trace")
+OWN_WORKERS = ("-n", "--numprocesses")
 
 
 def first_run_args(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
-    """pytest's arguments for the whole run: ``-n N`` for more than one worker, except with
-    ``--fast`` (its few real-broker tests give a second worker nothing to do) or xdist off."""
+    """pytest's arguments for the whole run: ``-n N`` for more than one worker, unless xdist is off,
+    one of ONE_PROCESS is given, or the arguments choose their own workers."""
     workers = _whole(env, WORKERS_ENV, WORKERS)
     if workers == 0:
         raise SuiteError(f"{WORKERS_ENV} must be 1 or more, not 0")
     plugin = ["-p", PLUGIN]
-    if workers == 1 or "--fast" in argv or _xdist_off(argv, env):
+    words = _words(argv, env)
+    own = any(w.startswith(OWN_WORKERS) for w in words)
+    if workers == 1 or own or _xdist_off(argv, env) or any(w in ONE_PROCESS for w in words):
         return [*plugin, *argv]
     return [*plugin, "-n", str(workers), *argv]
 

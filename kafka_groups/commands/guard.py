@@ -109,9 +109,10 @@ class Write(Generic[A, S]):
     """One guarded write: ``send`` it, then ``read_back`` the state it changes.
 
     The read-back runs after every send that failed or whose answer is ``in_doubt``
-    (``verify_always``: after every send); after a failed send, on a fresh connection limited
-    to what remains of the timeout, so a paused or dead broker cannot hold the tool past its
-    ``--timeout``."""
+    (``verify_always``: after every send). After a failed or doubtful send it runs on a fresh
+    connection limited to what remains of the timeout (at least half of it when the send
+    answered), so a paused or dead broker cannot hold the tool past that; after a clean answer, on
+    the command's own connection."""
 
     access: KafkaAccess
     send: Callable[[], A]
@@ -139,7 +140,7 @@ class Write(Generic[A, S]):
         fault_point("during-read-back")
         left_ms = int((deadline - time.monotonic()) * 1000)
         if send_error is None:
-            left_ms = max(left_ms, settings.timeout_ms // 2)  # a send that answered gets half the timeout
+            left_ms = max(left_ms, settings.timeout_ms // 2)  # an answered send: at least half the timeout
         if left_ms < READ_BACK_FLOOR_MS:
             return Sent(answer, send_error, None, "no time was left within --timeout to read it back")
         # After a lost or doubtful answer (an error for some unit, often the client's own timeout), the

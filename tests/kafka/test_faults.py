@@ -75,6 +75,7 @@ class Run:
     stdout: str
     stderr: str
     hit: bool  # whether the tool reached the chosen point
+    passed: frozenset[str] = frozenset()  # every fault point the tool reached
 
 
 def committed(bs: str, group: str) -> dict[tuple[str, int], int]:
@@ -130,13 +131,13 @@ def faulted(cluster: local_kafka.Cluster, tmp: Path, point: str, fault: str, nam
     """Run our tool; at ``point``, pause (``stop``) or kill (``kill``) the broker, release the
     tool, let it finish, then resume or restart the broker.
 
-    A run that failed before it reached the point (a saturated machine: start-up, the first login
-    or the metadata read took the whole --timeout) sent nothing: every point from the send on is
-    passed by any run that sends. It says nothing about the fault, and it is run again, up to twice
-    more; the test then fails on ``run.hit`` with the last run's error."""
+    A run that failed before it reached "before-send" (a saturated machine: start-up, the first
+    login or the metadata read took the whole --timeout) sent nothing. It says nothing about the
+    fault, and it is run again, up to twice more; the test then fails on ``run.hit`` with the last
+    run's error. A run that reached "before-send" may have written, and is never run again."""
     for attempt in range(3):
         run = _faulted_once(cluster, tmp / f"attempt-{attempt}", point, fault, name, *args)
-        if run.hit or run.returncode != 1:
+        if run.hit or run.returncode != 1 or "before-send" in run.passed:
             break
     return run
 
@@ -151,6 +152,7 @@ def _faulted_once(
     gc.collect()
     out, err = tmp / f"out-{point}-{fault}", tmp / f"err-{point}-{fault}"
     hit = False
+    passed: set[str] = set()
     with out.open("w") as stdout, err.open("w") as stderr:
         proc = subprocess.Popen(
             [sys.executable, "-m", OUR_TOOLS[name], *args],
@@ -165,6 +167,7 @@ def _faulted_once(
             while proc.poll() is None:
                 assert time.monotonic() < deadline, f"{name} {args} is stuck at {point}"
                 for marker in faults.iterdir():
+                    passed.add(marker.name)
                     if marker.name == point and not hit:
                         hit = True
                         if fault == "stop":
@@ -181,7 +184,7 @@ def _faulted_once(
                 os.kill(_pid(cluster), signal.SIGCONT)
             elif hit:
                 cluster.start_node(1)
-    return Run(proc.returncode, out.read_text(), err.read_text(), hit)
+    return Run(proc.returncode, out.read_text(), err.read_text(), hit, frozenset(passed))
 
 
 def _undo(run: Run) -> list[str] | None:

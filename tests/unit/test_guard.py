@@ -152,25 +152,32 @@ def test_a_lost_answer_is_read_back_on_a_fresh_connection():
     assert readers[0].settings.timeout_ms <= 5000
 
 
-def test_an_answer_in_doubt_is_read_back_on_a_fresh_connection_within_half_the_timeout():
-    """A send that answered with an error for a unit (the commit's "Local: Timed out") is read
-    back as a lost one is, not on the connection that stalled, and waits at most half the timeout."""
-    stand = _Stand(5000)
+def test_an_answer_in_doubt_is_read_back_on_a_fresh_connection_given_at_least_half_the_timeout():
+    """A send that answered with an error for a unit (the commit's "Local: Timed out", late) is read
+    back as a lost one is: not on the connection that stalled, but on a fresh one that waits what
+    remains of the timeout or half of it, whichever is longer. A clean answer is read back on the
+    command's own connection."""
+    stand = _Stand(400)
     readers = []
 
     def read(reader: object) -> dict[str, int]:
         readers.append(reader)
         return {"t": 1}
 
-    sent = Write(
-        stand, send=lambda: {"g": "Local: Timed out"}, read_back=read, in_doubt=lambda a: any(a.values())
-    ).run()
-    assert sent.send_error is None and sent.state == {"t": 1}
-    assert readers and readers[0] is not stand
-    assert 2500 <= readers[0].settings.timeout_ms <= 5000
-    # A clean answer is read back on the command's own connection.
-    clean = Write(stand, send=lambda: {"g": None}, read_back=read, in_doubt=lambda a: any(a.values()),
-                  verify_always=True).run()  # fmt: skip
+    def late() -> dict[str, str | None]:
+        time.sleep(0.3)  # less than half the timeout remains
+        return {"g": "Local: Timed out"}
+
+    def doubt(answer: dict[str, str | None]) -> bool:
+        return any(answer.values())
+
+    doubtful = Write(stand, send=late, read_back=read, in_doubt=doubt).run()
+    assert doubtful.send_error is None and doubtful.state == {"t": 1}
+    assert readers[-1] is not stand and readers[-1].settings.timeout_ms == 200
+    prompt = Write(_Stand(5000), send=lambda: {"g": "Local: Timed out"}, read_back=read, in_doubt=doubt).run()
+    assert prompt.state == {"t": 1} and readers[-1] is not stand
+    assert 2500 < readers[-1].settings.timeout_ms <= 5000  # what remains, more than half
+    clean = Write(stand, send=lambda: {"g": None}, read_back=read, in_doubt=doubt, verify_always=True).run()
     assert clean.state == {"t": 1} and readers[-1] is stand
 
 

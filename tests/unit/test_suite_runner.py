@@ -243,10 +243,29 @@ def test_workers_unless_one_or_fast(workers, argv):
 
 
 @pytest.mark.parametrize(
-    ("argv", "env"), [(["-p", "no:xdist"], {}), (["-x"], {"PYTEST_ADDOPTS": "-p no:xdist --tb=short"})]
+    ("argv", "env"),
+    [
+        (["-p", "no:xdist"], {}),
+        (["-x"], {"PYTEST_ADDOPTS": "-p no:xdist --tb=short"}),
+        (["--pdb"], {}),
+        (["-k", "t", "--trace"], {}),
+        (["-x"], {"PYTEST_ADDOPTS": "--fast"}),
+        (["-n", "3"], {}),
+        (["-n3"], {}),
+        (["--numprocesses=auto"], {}),
+        (["-x"], {"PYTEST_ADDOPTS": "-n 4"}),
+    ],
 )
-def test_xdist_turned_off_is_one_process(argv, env):
+def test_one_process_or_the_workers_asked_for_are_left_as_they_are(argv, env):
+    """xdist off, the debugger, --fast, or workers chosen in the arguments: no -n of ours."""
     assert suite.first_run_args(argv, env) == ["-p", "tests.suite", *argv]
+
+
+def test_a_flaky_test_under_the_default_two_workers_is_run_again_alone(tmp_path, capsys):
+    code, out = _run(_suite(tmp_path), capsys, KAFKA_TEST_WORKERS="")
+    assert code == 0
+    assert "flaky: these 1 test(s) failed in the run and passed alone:\n  test_small.py::test_flaky" in out
+    assert (tmp_path / "runs").read_text() == "run\n"
 
 
 @pytest.mark.parametrize("raw", ["0", "two", "-1", "1.5", "999999", "²"])
