@@ -69,8 +69,8 @@ def _words(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
     return [*argv, *env.get("PYTEST_ADDOPTS", "").split()]
 
 
-def _xdist_off(argv: Sequence[str], env: Mapping[str, str]) -> bool:
-    return any("no:xdist" in w for w in _words(argv, env))
+def _xdist_off(words: Sequence[str]) -> bool:
+    return any("no:xdist" in w for w in words)
 
 
 # One process for these: --fast (its few real-broker tests give a second worker nothing to do) and
@@ -88,14 +88,14 @@ def first_run_args(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
     plugin = ["-p", PLUGIN]
     words = _words(argv, env)
     own = any(w.startswith(OWN_WORKERS) for w in words)
-    if workers == 1 or own or _xdist_off(argv, env) or any(w in ONE_PROCESS for w in words):
+    if workers == 1 or own or _xdist_off(words) or any(w in ONE_PROCESS for w in words):
         return [*plugin, *argv]
     return [*plugin, "-n", str(workers), *argv]
 
 
 def retry_args(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
     """The same run, in one process (the plugin narrows it to the failed tests)."""
-    serial = [] if _xdist_off(argv, env) else ["-n", "0"]
+    serial = [] if _xdist_off(_words(argv, env)) else ["-n", "0"]
     return ["-p", PLUGIN, *argv, *serial]
 
 

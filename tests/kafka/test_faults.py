@@ -74,8 +74,13 @@ class Run:
     returncode: int
     stdout: str
     stderr: str
-    hit: bool  # whether the tool reached the chosen point
-    passed: frozenset[str] = frozenset()  # every fault point the tool reached
+    point: str  # the chosen fault point
+    passed: frozenset[str]  # every fault point the tool reached
+
+    @property
+    def hit(self) -> bool:
+        """Whether the tool reached the chosen point (and the fault was made there)."""
+        return self.point in self.passed
 
 
 def committed(bs: str, group: str) -> dict[tuple[str, int], int]:
@@ -151,7 +156,6 @@ def _faulted_once(
     # one then has crashed librdkafka inside the test process.
     gc.collect()
     out, err = tmp / f"out-{point}-{fault}", tmp / f"err-{point}-{fault}"
-    hit = False
     passed: set[str] = set()
     with out.open("w") as stdout, err.open("w") as stderr:
         proc = subprocess.Popen(
@@ -167,24 +171,23 @@ def _faulted_once(
             while proc.poll() is None:
                 assert time.monotonic() < deadline, f"{name} {args} is stuck at {point}"
                 for marker in faults.iterdir():
-                    passed.add(marker.name)
-                    if marker.name == point and not hit:
-                        hit = True
+                    if marker.name == point and point not in passed:
                         if fault == "stop":
                             os.kill(_pid(cluster), signal.SIGSTOP)
                         else:
                             cluster.stop_node(1, grace=0)
+                    passed.add(marker.name)
                     marker.unlink()
                 time.sleep(0.02)
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-            if fault == "stop" and hit:
+            if fault == "stop" and point in passed:
                 os.kill(_pid(cluster), signal.SIGCONT)
-            elif hit:
+            elif point in passed:
                 cluster.start_node(1)
-    return Run(proc.returncode, out.read_text(), err.read_text(), hit, frozenset(passed))
+    return Run(proc.returncode, out.read_text(), err.read_text(), point, frozenset(passed))
 
 
 def _undo(run: Run) -> list[str] | None:
