@@ -209,6 +209,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # The tests on the shared three-node cluster run last, together (in their usual order), so that
     # its three broker JVMs start only when they are needed.
     items.sort(key=lambda item: "three_nodes" in item.fixturenames)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # The order the controller hands the units out in (pytest_xdist_make_scheduler).
+        items.sort(key=lambda item: _rank(_unit(item.nodeid)))
     if not config.getoption("--fast"):
         return
     unit = ROOT / "tests" / "unit"
@@ -223,32 +226,43 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
-# Under pytest-xdist (scripts/test's default) the suite is two halves, a worker each. WAITING holds the
-# modules that spend their time waiting, not computing: on a paused or killed broker (test_faults), on
-# a stopped node of three to be fenced (test_failover, test_infra, test_topics_replication), on a
-# cluster that cannot be reached (test_client_lifetime), on a broker just started to load its groups
-# (test_pipeline_setup), on consumer groups settling (test_policies), on the next refresh of a watch
-# (test_watch); with the unit tests. They take little CPU from the other half, which holds every other
-# module: the brokers, Apache tools, Streams and Spark JVMs that compute. (Two workers that both
-# computed starved each other's brokers into time limits on a loaded 2-core machine.) More workers than
-# two get nothing to do.
-WAITING = (
+# Under pytest-xdist (scripts/test's default: three workers on two cores) each module is a unit of
+# work that one worker runs whole, so that its module cluster starts once. The units go out longest
+# first (LONGEST, as measured on this project's suite; every other module follows in collection
+# order), so that a worker that finishes early picks up short modules and none starts a long one
+# near the end. Three workers, not two: with two, the cores were busy only about half of the run
+# (much of the suite waits: on a paused, killed, fenced or unreachable broker, on consumer groups
+# settling, on a watch's next refresh), and a third worker fills that time. Modules that share a
+# session cluster other than the plain broker are one unit (TOGETHER), so that one worker starts it.
+LONGEST = (
     "test_faults",
     "test_failover",
-    "test_infra",
-    "test_topics_replication",
-    "test_client_lifetime",
-    "test_pipeline_setup",
+    "test_security",
+    "test_pipeline_cluster",
+    "test_pipeline",
     "test_policies",
-    "test_watch",
+    "test_pipeline_setup",
+    "test_reset_offsets",
+    "test_streams_groups",
+    "test_client_lifetime",
+    "test_describe_groups",
 )
-WAITING_PATHS = frozenset(f"tests/kafka/{name}.py" for name in WAITING)
-assert all((ROOT / path).is_file() for path in WAITING_PATHS), "WAITING names a module that is not there"
+TOGETHER = {
+    "tests/kafka/test_one_connection.py": "tests/kafka/test_security.py",  # secure_cluster
+    "tests/kafka/test_infra.py": "tests/kafka/test_failover.py",  # three_nodes
+}
+assert all((ROOT / f"tests/kafka/{name}.py").is_file() for name in LONGEST), "LONGEST names a missing module"
+assert all((ROOT / p).is_file() for pair in TOGETHER.items() for p in pair), "TOGETHER names a missing module"
 
 
-def _scope(nodeid: str) -> str:
+def _unit(nodeid: str) -> str:
     path = nodeid.split("::", 1)[0]
-    return "waiting" if path.startswith("tests/unit/") or path in WAITING_PATHS else "computing"
+    return TOGETHER.get(path, path)
+
+
+def _rank(unit: str) -> int:
+    name = Path(unit).stem
+    return LONGEST.index(name) if name in LONGEST else len(LONGEST)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -257,8 +271,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
     class ModuleGroups(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return _scope(nodeid)
+            return _unit(nodeid)
 
-    # In the order above, not re-sorted by how many tests each scope has (xdist's default).
+    # In the order the workers collected them in (pytest_collection_modifyitems), not re-sorted by
+    # how many tests each unit has (xdist's default).
     config.option.loadscopereorder = False
     return ModuleGroups(config, log)  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""scripts/test's runner (tests/suite.py): two workers unless asked for one process, and the tests
+"""scripts/test's runner (tests/suite.py): three workers unless asked for one process, and the tests
 that failed run once more, alone, against a real pytest on a small suite of its own (in one process
 unless a test asks for workers)."""
 
@@ -197,6 +197,10 @@ def test_waits(broker):
 """
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("how", ["SIGTERM to the runner", "Ctrl-C to the process group"])
 def test_a_stopped_run_tears_down_and_takes_its_pytest_with_it(tmp_path, how):
     """A session fixture's teardown stops the suite's brokers: it runs, and pytest ends."""
@@ -206,6 +210,9 @@ def test_a_stopped_run_tears_down_and_takes_its_pytest_with_it(tmp_path, how):
         cwd=tmp_path,
         env=_env(),
         start_new_session=True,
+        # As a terminal's foreground job has it: a suite started in the background of a script
+        # (`scripts/test &`) inherits SIGINT ignored, and so would the runner and its pytest.
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )
     child = None
     try:
@@ -238,7 +245,8 @@ def test_workers_unless_one_or_fast(workers, argv):
     args = suite.first_run_args(argv, {suite.WORKERS_ENV: str(workers)})
     assert args == [*plugin, *argv] if "--fast" in argv else args == [*plugin, "-n", str(workers), *argv]
     default = suite.first_run_args(argv, {})
-    assert default == [*plugin, *argv] if "--fast" in argv else default == [*plugin, "-n", "2", *argv]
+    workers_of_ours = [] if "--fast" in argv else ["-n", str(suite.WORKERS)]
+    assert default == [*plugin, *workers_of_ours, *argv]
     assert suite.first_run_args(argv, {suite.WORKERS_ENV: "1"}) == [*plugin, *argv]
 
 
@@ -261,7 +269,7 @@ def test_one_process_or_the_workers_asked_for_are_left_as_they_are(argv, env):
     assert suite.first_run_args(argv, env) == ["-p", "tests.suite", *argv]
 
 
-def test_a_flaky_test_under_the_default_two_workers_is_run_again_alone(tmp_path, capsys):
+def test_a_flaky_test_under_the_default_workers_is_run_again_alone(tmp_path, capsys):
     code, out = _run(_suite(tmp_path), capsys, KAFKA_TEST_WORKERS="")
     assert code == 0
     assert "flaky: these 1 test(s) failed in the run and passed alone:\n  test_small.py::test_flaky" in out
@@ -276,7 +284,8 @@ def test_a_worker_count_that_is_not_usable_is_refused(raw):
 
 @pytest.mark.parametrize("raw", ["", " "])
 def test_a_blank_worker_count_is_the_default(raw):
-    assert suite.first_run_args(["-x"], {suite.WORKERS_ENV: raw}) == ["-p", "tests.suite", "-n", "2", "-x"]
+    default = ["-p", "tests.suite", "-n", str(suite.WORKERS), "-x"]
+    assert suite.first_run_args(["-x"], {suite.WORKERS_ENV: raw}) == default
 
 
 def test_the_second_run_is_one_process_unless_xdist_is_off():
