@@ -53,6 +53,10 @@ class Connection:
     """Clients, retries and error translation for one cluster, shared by every concern."""
 
     def __init__(self, settings: ConnectionSettings) -> None:
+        # Before any of our ``kafka.*`` imports: the ones that come first in a method (an error
+        # class, a message) would otherwise run kafka-python's whole __init__, its consumer and
+        # producer included.
+        protocol_layer.prepare()
         self.settings = settings
         self._cached_metadata: Any = None
         self._topic_metadata: dict[str, Any] = {}  # per-topic metadata, when only a few are needed
@@ -131,7 +135,6 @@ class Connection:
         failures are tried again (kafka_groups/access/retry.py) after fresh metadata and
         ``on_retry``; a write passes False and retries only what the broker refused
         (``Unavailable`` raised by the call itself)."""
-        protocol_layer.prepare()
         from kafka.errors import KafkaError
 
         def refresh(missing: Unavailable) -> None:

@@ -49,6 +49,9 @@ OTHER_COMMANDS = frozenset(
     }
 )
 CLIENTS = frozenset({"confluent_kafka", "kafka"})
+# kafka-python's own consumer and producer: its package __init__ loads them, the protocol layer
+# (kafka_groups/access/protocol_layer.py) does not.
+KAFKA_PYTHON_CLIENTS = frozenset({"kafka.consumer", "kafka.producer"})
 
 TOOLS = {
     "kafka-consumer-groups": "kafka_groups.cli.consumer_groups",
