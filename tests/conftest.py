@@ -206,10 +206,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # The tests on the shared three-node cluster run last, together (in their usual order), so that
-    # its three broker JVMs start only when they are needed.
+    # The tests on the shared three-node cluster run together (in their usual order): last in one
+    # process, so that its three broker JVMs start only when they are needed; under pytest-xdist, last
+    # in their unit (below), which goes out early, and the cluster stays up until that worker's end.
     items.sort(key=lambda item: "three_nodes" in item.fixturenames)
     if os.environ.get("PYTEST_XDIST_WORKER"):
+        _one_unit_per_session_cluster(items)
         # The order the controller hands the units out in (pytest_xdist_make_scheduler).
         items.sort(key=lambda item: _rank(_unit(item.nodeid)))
     if not config.getoption("--fast"):
@@ -234,24 +236,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # (much of the suite waits: on a paused, killed, fenced or unreachable broker, on consumer groups
 # settling, on a watch's next refresh), and a third worker fills that time. Modules that share a
 # session cluster other than the plain broker are one unit (TOGETHER), so that one worker starts it.
-LONGEST = (
-    "test_faults",
-    "test_failover",
-    "test_security",
-    "test_pipeline_cluster",
-    "test_pipeline",
-    "test_policies",
-    "test_pipeline_setup",
-    "test_reset_offsets",
-    "test_streams_groups",
-    "test_client_lifetime",
-    "test_describe_groups",
+LONGEST = tuple(
+    f"tests/kafka/{name}.py"
+    for name in (
+        "test_faults",
+        "test_failover",
+        "test_security",
+        "test_pipeline_cluster",
+        "test_pipeline",
+        "test_policies",
+        "test_pipeline_setup",
+        "test_reset_offsets",
+        "test_streams_groups",
+        "test_client_lifetime",
+        "test_describe_groups",
+    )
 )
 TOGETHER = {
     "tests/kafka/test_one_connection.py": "tests/kafka/test_security.py",  # secure_cluster
     "tests/kafka/test_infra.py": "tests/kafka/test_failover.py",  # three_nodes
 }
-assert all((ROOT / f"tests/kafka/{name}.py").is_file() for name in LONGEST), "LONGEST names a missing module"
+SESSION_CLUSTERS = ("three_nodes", "secure_cluster", "compat_broker")  # the plain broker is on every worker
+assert all((ROOT / p).is_file() for p in LONGEST), "LONGEST names a missing module"
 assert all((ROOT / p).is_file() for pair in TOGETHER.items() for p in pair), "TOGETHER names a missing module"
 
 
@@ -261,8 +267,17 @@ def _unit(nodeid: str) -> str:
 
 
 def _rank(unit: str) -> int:
-    name = Path(unit).stem
-    return LONGEST.index(name) if name in LONGEST else len(LONGEST)
+    return LONGEST.index(unit) if unit in LONGEST else len(LONGEST)
+
+
+def _one_unit_per_session_cluster(items: list[pytest.Item]) -> None:
+    """A session cluster used by modules in two units would start on two workers: refuse the run."""
+    for name in SESSION_CLUSTERS:
+        units = sorted({_unit(item.nodeid) for item in items if name in item.fixturenames})
+        if len(units) > 1:
+            raise pytest.UsageError(
+                f"{name} is used by {', '.join(units)}: join them in TOGETHER (tests/conftest.py)"
+            )
 
 
 @pytest.hookimpl(optionalhook=True)

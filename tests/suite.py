@@ -38,7 +38,7 @@ from typing import Any
 from kafka_groups.timeouts import whole_ms
 
 WORKERS_ENV = "KAFKA_TEST_WORKERS"
-WORKERS = 3  # on two cores: a worker waits on its brokers a third of the time (tests/conftest.py)
+WORKERS = 3  # on two cores: tests/conftest.py says why
 RETRY_LIMIT_ENV = "KAFKA_TEST_RETRY_LIMIT"
 RETRY_WITHIN_ENV = "KAFKA_TEST_RETRY_WITHIN_S"
 RETRY_LIMIT = 30
