@@ -20,7 +20,6 @@ from kafka_groups.core.describe import (
     partitions_to_look_up,
 )
 from kafka_groups.core.group_select import GroupSelection
-from kafka_groups.core.health import HealthResult
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
 from kafka_groups.render import OutputFormat, resolve_format, wants_detail
 from kafka_groups.render.outcome import Outcome, Show
@@ -29,6 +28,7 @@ from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.core.health import HealthResult  # the --health view's; loaded only by it
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class DescribeGroupsRequest:
             working("Describing consumer groups…", enabled=self.selection.lists),
         ):
             gathered = self._gather(access, view, warnings)
-        if isinstance(gathered, HealthResult):
+        if not isinstance(gathered, tuple):  # a HealthResult: the --health view
             from kafka_groups.commands.health import health_outcome
 
             return health_outcome(gathered, self.output)

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from kafka_groups.commands.select import streams_group_ids
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.group_select import GroupSelection
-from kafka_groups.core.health import HealthResult
 from kafka_groups.core.streams import (
     DescribedStreamsGroup,
     StreamsDescribeResult,
@@ -25,6 +24,7 @@ from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.core.health import HealthResult  # the --health view's; loaded only by it
 
 VIEWS = ("members", "offsets", "state")
 
@@ -62,7 +62,7 @@ class DescribeStreamsRequest:
             working("Describing streams groups…", enabled=self.selection.lists),
         ):
             gathered = self._gather(access)
-        if isinstance(gathered, HealthResult):
+        if not isinstance(gathered, tuple):  # a HealthResult: the --health view
             from kafka_groups.commands.health import health_outcome
 
             return health_outcome(gathered, self.output)

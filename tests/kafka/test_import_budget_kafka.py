@@ -9,6 +9,7 @@ import pytest
 from tests.kafka_helpers import TOOL_TIMEOUT_MS, commit_offsets, create_topic, unique
 from tests.unit.test_import_budget import (
     CLIENTS,
+    HEALTH_VIEW,
     HEAVY,
     KAFKA_PYTHON_CLIENTS,
     OTHER_COMMANDS,
@@ -51,7 +52,7 @@ def test_group_reads_load_only_what_they_use(broker, group, argv, rendered_by):
     # The committed offsets and the group listing need the protocol layer: it stays allowed here,
     # without the rest of kafka-python.
     assert "kafka.admin" in loaded
-    assert forbidden_in(loaded, HEAVY | OTHER_COMMANDS | KAFKA_PYTHON_CLIENTS) == []
+    assert forbidden_in(loaded, HEAVY | OTHER_COMMANDS | KAFKA_PYTHON_CLIENTS | HEALTH_VIEW) == []
 
 
 def test_topics_list_loads_no_protocol_layer(broker, group):

@@ -52,6 +52,10 @@ CLIENTS = frozenset({"confluent_kafka", "kafka"})
 # kafka-python's own consumer and producer: its package __init__ loads them, the protocol layer
 # (kafka_groups/access/protocol_layer.py) does not.
 KAFKA_PYTHON_CLIENTS = frozenset({"kafka.consumer", "kafka.producer"})
+# The loss radar (--health), which a plain describe or list does not show.
+HEALTH_VIEW = frozenset(
+    {"kafka_groups.core.health", "kafka_groups.commands.health", "kafka_groups.render.health"}
+)
 
 TOOLS = {
     "kafka-consumer-groups": "kafka_groups.cli.consumer_groups",
