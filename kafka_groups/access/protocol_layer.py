@@ -6,8 +6,12 @@ before anything else, none of which the tools use: about a quarter of what impor
 :func:`prepare` registers the package without running that ``__init__``, so that
 ``from kafka.admin import KafkaAdminClient`` (and the other ``kafka.*`` imports of this layer)
 load only the modules they name. The first name anyone in the process takes from the package
-itself (``from kafka import KafkaConsumer``) runs the ``__init__`` then, in full, so nothing
-that needs the whole package sees less of it.
+itself (``from kafka import KafkaConsumer``, ``kafka.__version__``), or ``dir(kafka)``, runs the
+``__init__`` then, in full and once (threads that ask meanwhile wait for it). Until then only
+the package's ``__dict__`` (``vars(kafka)``) shows less: the submodules loaded so far.
+:class:`~kafka_groups.access.connection.Connection` registers it when it is made, so that an
+application that builds one (``PolicyConsumer`` does) and then imports kafka-python itself gets
+this package.
 """
 
 from __future__ import annotations
@@ -30,17 +34,39 @@ def prepare() -> None:
         return
     module = importlib.util.module_from_spec(spec)
     loader = spec.loader
-    lock = threading.Lock()
+    lock = threading.RLock()
+    running = threading.local()  # set while this thread runs the __init__
+
+    def run_init() -> None:
+        # Once, under the lock: a thread that asks while another runs it waits here, as it
+        # would for any import. The hooks stay until the __init__ is done.
+        with lock:
+            if "__getattr__" not in module.__dict__:
+                return
+            running.now = True
+            try:
+                loader.exec_module(module)
+            finally:
+                running.now = False
+            del module.__dict__["__getattr__"], module.__dict__["__dir__"]
 
     def complete(name: str) -> object:
-        # PEP 562: called for a name the module does not have yet. Run the real __init__ once,
-        # then look again (a name it does not define is an AttributeError, as always).
-        with lock:
-            if module.__dict__.pop("__getattr__", None) is not None:
-                loader.exec_module(module)
-        return getattr(module, name)
+        # PEP 562: called for a name the module does not have yet. A name the __init__ asks for
+        # before it defines it is missing, as in any module being imported.
+        if not getattr(running, "now", False):
+            run_init()
+        try:
+            return module.__dict__[name]
+        except KeyError:
+            raise AttributeError(f"module {PACKAGE!r} has no attribute {name!r}") from None
+
+    def listing() -> list[str]:
+        if not getattr(running, "now", False):
+            run_init()
+        return sorted(module.__dict__)
 
     module.__getattr__ = complete  # type: ignore[method-assign]
+    module.__dir__ = listing  # type: ignore[method-assign]
     # What the package's __init__ does first: its loggers stay quiet unless configured.
     logging.getLogger(PACKAGE).addHandler(logging.NullHandler())
     sys.modules[PACKAGE] = module

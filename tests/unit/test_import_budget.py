@@ -134,6 +134,7 @@ def test_help_loads_no_client_and_no_command(tool):
         ("kafka-consumer-groups", ("--describe", "--group", "g"), "kafka_groups.commands.describe_groups"),
         ("kafka-consumer-groups", ("--describe", "--all-groups"), "kafka_groups.commands.describe_groups"),
         ("kafka-consumer-groups", ("--list",), "kafka_groups.commands.list_groups"),
+        ("kafka-streams-groups", ("--describe", "--group", "g"), "kafka_groups.commands.describe_streams"),
         ("kafka-streams-groups", ("--list",), "kafka_groups.commands.list_groups"),
         ("kafka-topics", ("--list",), "kafka_topics.list_request"),
     ],
@@ -143,8 +144,10 @@ def test_read_paths_load_only_what_they_use(tool, argv, command_module):
     loaded, proc = loaded_by(tool, *refused, *argv)
     assert proc.returncode == 1, proc.stderr[-500:]  # refused at the first connection
     assert {command_module, "kafka_groups.access.cluster"} <= loaded
-    others = OTHER_COMMANDS - {"kafka_topics"} if tool == "kafka-topics" else OTHER_COMMANDS
-    assert forbidden_in(loaded, HEAVY | others) == []
+    own = {"kafka_topics"} if tool == "kafka-topics" else set()
+    if command_module == "kafka_groups.commands.describe_streams":
+        own.add("kafka_groups.core.streams")  # a Streams group's topology and tasks
+    assert forbidden_in(loaded, HEAVY | (OTHER_COMMANDS - own) | KAFKA_PYTHON_CLIENTS | HEALTH_VIEW) == []
 
 
 def test_the_budget_sees_what_a_path_does_load():

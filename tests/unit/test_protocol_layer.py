@@ -64,3 +64,36 @@ def test_prepare_leaves_an_imported_package_alone():
         "import kafka\nbefore = sys.modules['kafka']\nprepare()\nprint(sys.modules['kafka'] is before)\n"
     )
     assert out.strip() == "True"
+
+
+def test_threads_that_ask_the_package_at_once_all_get_the_whole_of_it():
+    """The first name asked for runs the __init__ (tens of milliseconds); threads that ask while it
+    runs wait for it, as they would for any import, instead of seeing a half-built package."""
+    out = _run(
+        "import threading\n"
+        "prepare()\n"
+        "start = threading.Barrier(8)\n"
+        "failures = []\n"
+        "def ask(i):\n"
+        "    start.wait()\n"
+        "    try:\n"
+        "        if i % 2:\n"
+        "            from kafka import KafkaProducer\n"
+        "        else:\n"
+        "            import kafka\n"
+        "            kafka.KafkaConsumer\n"
+        "    except Exception as exc:\n"
+        "        failures.append(repr(exc))\n"
+        "threads = [threading.Thread(target=ask, args=(i,)) for i in range(8)]\n"
+        "for t in threads: t.start()\n"
+        "for t in threads: t.join()\n"
+        "print(failures)\n"
+        "import kafka\n"
+        "print('KafkaConsumer' in dir(kafka))\n"
+    )
+    assert out.splitlines() == ["[]", "True"]
+
+
+def test_dir_of_the_package_lists_what_its_init_defines():
+    out = _run("prepare()\nimport kafka\nprint('KafkaAdminClient' in dir(kafka))\n")
+    assert out.strip() == "True"
