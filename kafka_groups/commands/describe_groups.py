@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,6 @@ from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
-    from kafka_groups.core.health import HealthResult  # the --health view's; loaded only by it
 
 
 @dataclass(frozen=True)
@@ -80,16 +80,10 @@ class DescribeGroupsRequest:
 
             watch_describe(self, view, self.watch)
             return Outcome()  # the watch printed its refreshes itself
-        with (
-            cluster_session(self.connection) as access,
-            working("Describing consumer groups…", enabled=self.selection.lists),
-        ):
-            gathered = self._gather(access, view, warnings)
-        if not isinstance(gathered, tuple):  # a HealthResult: the --health view
-            from kafka_groups.commands.health import health_outcome
-
-            return health_outcome(gathered, self.output)
-        described, missing, lag_times = gathered
+        if self.health:
+            return self._health()
+        with self._session() as access:
+            described, missing, lag_times = self._gather(access, view, warnings)
         result = DescribeResult(view, self.verbose, tuple(described), tuple(missing), lag_times)
         failure = None
         if missing:
@@ -114,14 +108,26 @@ class DescribeGroupsRequest:
             warnings.append(note)
             return {}
 
+    @contextmanager
+    def _session(self) -> Iterator[KafkaAccess]:
+        with (
+            cluster_session(self.connection) as access,
+            working("Describing consumer groups…", enabled=self.selection.lists),
+        ):
+            yield access
+
+    def _health(self) -> Outcome:
+        """The loss radar (--health): its own gathering and result (kafka_groups/commands/health.py)."""
+        from kafka_groups.commands.health import consumer_health, health_outcome
+
+        with self._session() as access:
+            result = consumer_health(access, consumer_group_ids(access, self.selection), _missing_message)
+        return health_outcome(result, self.output)
+
     def _gather(
         self, access: KafkaAccess, view: View, warnings: list[str]
-    ) -> tuple[list[DescribedGroup], list[str], LagTimes | None] | HealthResult:
+    ) -> tuple[list[DescribedGroup], list[str], LagTimes | None]:
         ids = consumer_group_ids(access, self.selection)
-        if self.health:
-            from kafka_groups.commands.health import consumer_health
-
-            return consumer_health(access, ids, _missing_message)
         # Epochs, member types and creation times come only with the protocol layer.
         detailed = self.verbose and view is not View.OFFSETS
         found, missing = access.describe_groups(ids, detailed=detailed)

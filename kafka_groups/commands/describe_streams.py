@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,7 +26,6 @@ from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
-    from kafka_groups.core.health import HealthResult  # the --health view's; loaded only by it
 
 VIEWS = ("members", "offsets", "state")
 
@@ -57,16 +58,10 @@ class DescribeStreamsRequest:
 
             watch_streams(self, self.watch)
             return Outcome()  # the watch printed its refreshes itself
-        with (
-            cluster_session(self.connection) as access,
-            working("Describing streams groups…", enabled=self.selection.lists),
-        ):
-            gathered = self._gather(access)
-        if not isinstance(gathered, tuple):  # a HealthResult: the --health view
-            from kafka_groups.commands.health import health_outcome
-
-            return health_outcome(gathered, self.output)
-        described, missing = gathered
+        if self.health:
+            return self._health()
+        with self._session() as access:
+            described, missing = self._gather(access)
         result = StreamsDescribeResult(self.view, self.verbose, tuple(described), tuple(missing))
         failure = None
         if missing:
@@ -74,15 +69,25 @@ class DescribeStreamsRequest:
             failure = PartialFailure(message) if described else NotFoundError(message)
         return Outcome(result, self.output, failure=failure)
 
-    def _gather(
-        self, access: KafkaAccess
-    ) -> tuple[list[DescribedStreamsGroup], dict[str, str]] | HealthResult:
+    @contextmanager
+    def _session(self) -> Iterator[KafkaAccess]:
+        with (
+            cluster_session(self.connection) as access,
+            working("Describing streams groups…", enabled=self.selection.lists),
+        ):
+            yield access
+
+    def _health(self) -> Outcome:
+        """The loss radar (--health): its own gathering and result (kafka_groups/commands/health.py)."""
+        from kafka_groups.commands.health import health_outcome, streams_health
+
+        with self._session() as access:
+            result = streams_health(access, streams_group_ids(access, self.selection))
+        return health_outcome(result, self.output)
+
+    def _gather(self, access: KafkaAccess) -> tuple[list[DescribedStreamsGroup], dict[str, str]]:
         # The Apache tool describes the groups in the order given (or listed), repeats included.
         ids = streams_group_ids(access, self.selection)
-        if self.health:
-            from kafka_groups.commands.health import streams_health
-
-            return streams_health(access, ids)
         found, missing = access.describe_streams_groups(ids)
         present = [g for g in ids if g in found]
         if self.view != "offsets":

@@ -33,7 +33,6 @@ from kafka_groups.client_config import scrub
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.describe import DescribeResult, View
 from kafka_groups.core.groups import GroupListing, GroupListResult
-from kafka_groups.core.health import HealthResult
 from kafka_groups.core.lagtime import lag_time_ms
 from kafka_groups.core.watch import (
     DescribeFrame,
@@ -223,10 +222,8 @@ class _DescribeWatch:
 
     def read(self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float) -> tuple[Frame, object]:
         # The one-shot command's own gather step (patterns and selections apply alike).
-        gathered = self.request._gather(access, View.OFFSETS, [])  # the offsets view warns of nothing
-        if isinstance(gathered, HealthResult):  # watch_describe refuses --health
-            raise UsageError("--watch cannot be used with --health")
-        described, missing, lag_times = gathered
+        # The offsets view warns of nothing; --health is refused before a watch starts (_check_watchable).
+        described, missing, lag_times = self.request._gather(access, View.OFFSETS, [])
         samples = [
             PartitionSample(r.group, r.topic, r.partition, r.current_offset, r.log_end_offset, r.lag)
             for g in described
@@ -287,10 +284,7 @@ class _StreamsWatch:
     def read(self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float) -> tuple[Frame, object]:
         from kafka_groups.core.streams import StreamsDescribeResult
 
-        gathered = self.request._gather(access)
-        if isinstance(gathered, HealthResult):  # watch_streams refuses --health
-            raise UsageError("--watch cannot be used with --health")
-        described, missing = gathered
+        described, missing = self.request._gather(access)
         # The Apache tool repeats a group named twice; a watch shows it once.
         unique = list({g.group.group_id: g for g in described}.values())
         samples = [
