@@ -39,7 +39,10 @@ def prepare() -> None:
 
     def run_init() -> None:
         # Once, under the lock: a thread that asks while another runs it waits here, as it
-        # would for any import. The hooks stay until the __init__ is done.
+        # would for any import. The hooks stay until the __init__ is done; a name the __init__
+        # itself asks for before it defines it is missing, as in any module being imported.
+        if getattr(running, "now", False):
+            return
         with lock:
             if "__getattr__" not in module.__dict__:
                 return
@@ -51,18 +54,15 @@ def prepare() -> None:
             del module.__dict__["__getattr__"], module.__dict__["__dir__"]
 
     def complete(name: str) -> object:
-        # PEP 562: called for a name the module does not have yet. A name the __init__ asks for
-        # before it defines it is missing, as in any module being imported.
-        if not getattr(running, "now", False):
-            run_init()
+        # PEP 562: called for a name the module does not have yet.
+        run_init()
         try:
             return module.__dict__[name]
         except KeyError:
             raise AttributeError(f"module {PACKAGE!r} has no attribute {name!r}") from None
 
     def listing() -> list[str]:
-        if not getattr(running, "now", False):
-            run_init()
+        run_init()
         return sorted(module.__dict__)
 
     module.__getattr__ = complete  # type: ignore[method-assign]

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.select import consumer_group_ids
-from kafka_groups.commands.session import cluster_session
+from kafka_groups.commands.session import describing
 from kafka_groups.core.describe import (
     DescribedGroup,
     DescribeResult,
@@ -24,7 +23,6 @@ from kafka_groups.core.group_select import GroupSelection
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
 from kafka_groups.render import OutputFormat, resolve_format, wants_detail
 from kafka_groups.render.outcome import Outcome, Show
-from kafka_groups.render.progress import working
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -82,7 +80,7 @@ class DescribeGroupsRequest:
             return Outcome()  # the watch printed its refreshes itself
         if self.health:
             return self._health()
-        with self._session() as access:
+        with describing("consumer groups", self.connection, self.selection.lists) as access:
             described, missing, lag_times = self._gather(access, view, warnings)
         result = DescribeResult(view, self.verbose, tuple(described), tuple(missing), lag_times)
         failure = None
@@ -108,19 +106,11 @@ class DescribeGroupsRequest:
             warnings.append(note)
             return {}
 
-    @contextmanager
-    def _session(self) -> Iterator[KafkaAccess]:
-        with (
-            cluster_session(self.connection) as access,
-            working("Describing consumer groups…", enabled=self.selection.lists),
-        ):
-            yield access
-
     def _health(self) -> Outcome:
         """The loss radar (--health): its own gathering and result (kafka_groups/commands/health.py)."""
         from kafka_groups.commands.health import consumer_health, health_outcome
 
-        with self._session() as access:
+        with describing("consumer groups", self.connection, self.selection.lists) as access:
             result = consumer_health(access, consumer_group_ids(access, self.selection), _missing_message)
         return health_outcome(result, self.output)
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.select import streams_group_ids
-from kafka_groups.commands.session import cluster_session
+from kafka_groups.commands.session import describing
 from kafka_groups.core.group_select import GroupSelection
 from kafka_groups.core.streams import (
     DescribedStreamsGroup,
@@ -21,7 +19,6 @@ from kafka_groups.core.streams import (
 from kafka_groups.errors import ClusterError, NotFoundError, PartialFailure, UsageError
 from kafka_groups.render import OutputFormat
 from kafka_groups.render.outcome import Outcome, Show
-from kafka_groups.render.progress import working
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -60,7 +57,7 @@ class DescribeStreamsRequest:
             return Outcome()  # the watch printed its refreshes itself
         if self.health:
             return self._health()
-        with self._session() as access:
+        with describing("streams groups", self.connection, self.selection.lists) as access:
             described, missing = self._gather(access)
         result = StreamsDescribeResult(self.view, self.verbose, tuple(described), tuple(missing))
         failure = None
@@ -69,19 +66,11 @@ class DescribeStreamsRequest:
             failure = PartialFailure(message) if described else NotFoundError(message)
         return Outcome(result, self.output, failure=failure)
 
-    @contextmanager
-    def _session(self) -> Iterator[KafkaAccess]:
-        with (
-            cluster_session(self.connection) as access,
-            working("Describing streams groups…", enabled=self.selection.lists),
-        ):
-            yield access
-
     def _health(self) -> Outcome:
         """The loss radar (--health): its own gathering and result (kafka_groups/commands/health.py)."""
         from kafka_groups.commands.health import health_outcome, streams_health
 
-        with self._session() as access:
+        with describing("streams groups", self.connection, self.selection.lists) as access:
             result = streams_health(access, streams_group_ids(access, self.selection))
         return health_outcome(result, self.output)
 

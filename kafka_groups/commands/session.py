@@ -41,6 +41,16 @@ def cluster_session(
 
 
 @contextmanager
+def describing(what: str, connection: ConnectionArgs, lists: bool) -> Iterator[KafkaAccess]:
+    """A describe's session: ``cluster_session`` with the "Describing …" spinner while the
+    groups are listed (``lists``: the selection asks the cluster which groups there are)."""
+    from kafka_groups.render.progress import working
+
+    with cluster_session(connection) as access, working(f"Describing {what}…", enabled=lists):
+        yield access
+
+
+@contextmanager
 def _scrubbed_logs(secrets: frozenset[str]) -> Iterator[None]:
     """While the session lasts, the log handlers the entry point set up (``--debug``) scrub
     this session's secrets; nothing is left behind on the handlers afterwards."""
