@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic, OffsetSpec
 
 # A --timeout (ms) far above what a command takes against the suite's brokers, for tests whose subject
 # is not the timeout: a loaded CI machine must not fail them at the tools' default 5000 (Apache's too).
@@ -50,11 +50,32 @@ def create_topic(bootstrap: str, name: str, partitions: int = 1, replication: in
     return name
 
 
-def add_partitions(bootstrap: str, name: str, total: int) -> None:
+def add_partitions(bootstrap: str, name: str, total: int, timeout: float = 30.0) -> None:
     client = admin(bootstrap)
-    futures = client.create_partitions([NewPartitions(name, total)], operation_timeout=30)
-    futures[name].result(timeout=30)
-    _wait_for_partitions(bootstrap, name, total)
+    futures = client.create_partitions([NewPartitions(name, total)], operation_timeout=timeout)
+    futures[name].result(timeout=timeout)
+    _wait_for_partitions(bootstrap, name, total, timeout)
+
+
+def wait_until_led(bootstrap: str, name: str, partitions: int, timeout: float = 180.0) -> None:
+    """Until the leader of every partition answers ListOffsets. The metadata names a leader as
+    soon as the controller picks one; the broker answers NOT_LEADER_OR_FOLLOWER until it has
+    made the partition's log, which for thousands of new partitions on a busy machine takes
+    longer than a command's 30 s."""
+    client = admin(bootstrap)
+    waiting = [TopicPartition(name, p) for p in range(partitions)]
+    deadline = time.monotonic() + timeout
+    while True:
+        futures: dict[TopicPartition, concurrent.futures.Future] = {}
+        for first in range(0, len(waiting), 1000):
+            call = {tp: OffsetSpec.latest() for tp in waiting[first : first + 1000]}
+            futures |= client.list_offsets(call, request_timeout=30)
+        waiting = [tp for tp, future in futures.items() if future.exception() is not None]
+        if not waiting:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{len(waiting)} partitions of {name} still without a leader that answers")
+        time.sleep(1)
 
 
 def grow_with_ours(ours, bootstrap: str, name: str, total: int) -> None:

@@ -330,7 +330,7 @@ def gather_facts(
     partitions: set[TopicPartition],
     created: Mapping[TopicPartition, int] | None = None,
 ) -> dict[TopicPartition, PartitionFacts]:
-    """Log bounds for ``partitions`` (one batched ListOffsets of each kind)."""
+    """Log bounds for ``partitions`` (batched ListOffsets, both kinds together)."""
     ends, starts = access.log_offsets(partitions, earliest=True, latest=True)
     facts: dict[TopicPartition, PartitionFacts] = {}
     for tp in partitions:

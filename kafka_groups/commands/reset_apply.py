@@ -36,7 +36,7 @@ def apply_reset(
     access: KafkaAccess, result: ResetResult, connection: ConnectionArgs, backup_dir: str | None
 ) -> ResetResult:
     """Back up, announce, re-check, commit, read back and classify (see commands.guard)."""
-    from kafka_groups.access.cluster import PROTOCOL_LAYER_THRESHOLD
+    from kafka_groups.access.cluster import COMMIT_THROUGH_PROTOCOL_ABOVE
 
     plan = result.plan
     targets = plan.targets
@@ -49,7 +49,7 @@ def apply_reset(
     undo = undo_command(backup, groups, connection, tool) if backup else None
     if backup:
         announce(undo_hint("this reset replaced", backup, groups, connection, tool))
-    many = sum(len(o) for o in targets.values()) > PROTOCOL_LAYER_THRESHOLD
+    many = sum(len(o) for o in targets.values()) > COMMIT_THROUGH_PROTOCOL_ABOVE
     recheck(access, plan)
     sent = Write(
         access,

@@ -1,5 +1,6 @@
-"""The two ways the access layer reads and writes offsets (confluent-kafka for small requests,
-the protocol layer for thousands of partitions) give the same answers."""
+"""The ways the access layer reads and writes offsets give the same answers: committed offsets
+with and without metadata, log and by-time offsets in one ListOffsets call or several, commits
+through confluent-kafka and, for thousands of partitions, through the protocol layer."""
 
 from __future__ import annotations
 
@@ -55,19 +56,30 @@ def test_commit_metadata_reads_back_as_written(broker, access, many):
     }
 
 
-def test_log_offsets_agree(broker, access, monkeypatch):
+def _binding_of_another_form(*_args, **_kwargs):
+    raise TypeError("list_offsets() takes 2 positional arguments but 3 were given")
+
+
+@pytest.mark.parametrize("call", [1, 2, 250])
+@pytest.mark.parametrize("binding", ["batched", "public call"])
+def test_log_offsets_in_calls_of_any_size(broker, access, monkeypatch, call, binding):
+    """Large sets go out as several ListOffsets calls (LIST_OFFSETS_CALL): 1 and 2 split these
+    three partitions, 250 does not. Where confluent-kafka's binding does not take the batched
+    form, AdminClient.list_offsets answers the same."""
+    monkeypatch.setattr("kafka_groups.access.offsets.LIST_OFFSETS_CALL", call)
+    if binding == "public call":
+        monkeypatch.setattr("kafka_groups.access.offsets._binding_list_offsets", _binding_of_another_form)
     bs = broker.bootstrap
     topic = create_topic(bs, unique("ap"), partitions=3)
     produce(bs, topic, [Record(p, "x") for p in range(3) for _ in range(p + 2)])
     delete_records_before(bs, topic, 2, 3)
     partitions = {(topic, p) for p in range(3)} | {(topic, 7)}  # one that does not exist
-    small = access.log_offsets(partitions, earliest=True)
-    monkeypatch.setattr("kafka_groups.access.offsets.PROTOCOL_LAYER_THRESHOLD", 0)
-    large = access.log_offsets(partitions, earliest=True)
-    assert small == large
-    ends, starts = small
+    ends, starts = access.log_offsets(partitions, earliest=True)
     assert ends == {(topic, 0): 2, (topic, 1): 3, (topic, 2): 4, (topic, 7): None}
     assert starts == {(topic, 0): 0, (topic, 1): 0, (topic, 2): 3, (topic, 7): None}
+    existing = {(topic, p) for p in range(3)}
+    assert access.offsets_for_time(existing, 0) == {(topic, 0): 0, (topic, 1): 0, (topic, 2): 3}
+    assert access.offsets_for_time(existing, 2**62) == dict.fromkeys(existing)
 
 
 @pytest.mark.parametrize("many", [False, True])

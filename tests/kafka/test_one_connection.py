@@ -17,7 +17,16 @@ import subprocess
 import pytest
 
 from infra import kafka as local_kafka
-from tests.kafka_helpers import Record, commit_offsets, create_topic, produce, unique
+from tests.kafka_helpers import (
+    Record,
+    add_partitions,
+    admin,
+    commit_offsets,
+    create_topic,
+    produce,
+    unique,
+    wait_until_led,
+)
 from tests.watch_helpers import Watch
 
 pytestmark = pytest.mark.kafka
@@ -134,6 +143,41 @@ def test_a_command_logs_in_as_few_clients_as_it_needs(case, logins, data, secure
     tool, *args = (a.format(topic=topic, group=group) for a in argv)
     count = _authentications(logins, secure_cluster, ours, tool, *args)
     assert expected(count, secure_cluster.nodes), f"{case}: {count} authentications"
+
+
+WIDE = 10_000
+
+
+@pytest.fixture(scope="module")
+def wide(secure_cluster):
+    """A topic of 10,000 partitions, made in two steps (the controller refuses more than 10,000
+    records in one operation) and led (see wait_until_led), and a group with an offset on one of
+    them (so its coordinator is up; its reset commits offsets on all). The topic is deleted
+    afterwards, so the other modules on this cluster do not carry it."""
+    plain = secure_cluster.bootstrap
+    topic, group = create_topic(plain, unique("one-wide"), partitions=WIDE // 2), unique("one-wide")
+    add_partitions(plain, topic, WIDE, timeout=120)
+    wait_until_led(plain, topic, WIDE)
+    commit_offsets(plain, group, {(topic, 0): 0})
+    yield topic, group
+    client = admin(plain)  # alive until its future resolves
+    client.delete_topics([topic], operation_timeout=60)[topic].result(timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [("--dry-run", _one_client), ("--execute", _two_clients)],
+)
+def test_a_reset_of_ten_thousand_partitions_logs_in_as_one_of_ten_does(
+    logins, wide, secure_cluster, ours, mode, expected
+):
+    """Log offsets come through the AdminClient at any size: ListOffsets goes out in calls of
+    LIST_OFFSETS_CALL partitions, not through the protocol layer above some size. ``--execute``
+    reads the committed offsets for its backup, through the protocol layer (see above)."""
+    topic, group = wide
+    args = ("--reset-offsets", "--group", group, "--topic", topic, "--to-latest", mode)
+    count = _authentications(logins, secure_cluster, ours, "kafka-consumer-groups", *args)
+    assert expected(count, secure_cluster.nodes), f"{mode} of {WIDE:,} partitions: {count} authentications"
 
 
 def test_topic_create_and_delete_log_in_once_each(logins, secure_cluster, ours):
