@@ -16,7 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.run import Case, run_case, section, write_results  # noqa: E402
+from bench.cases import Case  # noqa: E402
+from bench.run import run_case, section, write_results  # noqa: E402
 from infra import kafka as local_kafka  # noqa: E402
 from tests.kafka_helpers import commit_offsets, create_topic, produce_n  # noqa: E402
 

@@ -2,7 +2,7 @@
  * One long-lived JVM that runs the pinned Apache CLI tools in-process, one request at a time, so
  * a test session pays for JVM start-up and class loading once instead of once per call.
  *
- * infra/kafka.py (ApacheRunner) compiles this file with javac against the pinned jars of one
+ * infra/apache.py (ApacheRunner) compiles this file with javac against the pinned jars of one
  * Kafka release and talks to it over the process's own stdin and stdout:
  *
  *   request:  int n, then n strings (int length + UTF-8 bytes): the main class, then its args

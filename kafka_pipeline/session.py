@@ -99,7 +99,7 @@ def resolve_source(
             raise UsageError(f"{named} is empty: give a directory of jars or a comma-separated list of jars")
         return KafkaSource(jars=_jar_list(jars, named, spark_version))
     default = default_jars_dir(spark_version)
-    # infra.kafka writes jars.complete only after a whole copy: an interrupted fetch is not used.
+    # infra.jars writes jars.complete only after a whole copy: an interrupted fetch is not used.
     if not default.is_dir() or not default.with_name("jars.complete").is_file():
         raise UsageError(
             f"Spark's Kafka source is not in {default}: {FETCH_HINT}, or give --jars DIR, "

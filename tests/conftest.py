@@ -41,7 +41,7 @@ OUR_TOOLS = inprocess.OUR_TOOLS
 
 # The brokers, the Apache tools, the Streams app and the Spark JVMs (drivers through SPARK_SUBMIT_OPTS;
 # the standalone cluster's daemons and executors in test_pipeline_cluster) the suite starts run without
-# the optimising JIT compiler (infra/kafka.py, JVM_OPTS_ENV): set it to "" to run them as released.
+# the optimising JIT compiler (infra/jars.py, JVM_OPTS_ENV): set it to "" to run them as released.
 os.environ.setdefault(local_kafka.JVM_OPTS_ENV, "-XX:TieredStopAtLevel=1")
 os.environ.setdefault("SPARK_SUBMIT_OPTS", os.environ[local_kafka.JVM_OPTS_ENV])
 # Every broker start and restart in the suite may take 300 s, not the infra's 90: on a loaded 2-core CI

@@ -1,6 +1,6 @@
 """The suite's own runners give what a fresh process gives: our tools run in-process
 (tests/inprocess.py) against the same tools run as `python -m`, and the Apache runner's stack-trace
-clean-up (infra.kafka._unscaffold) on plain text."""
+clean-up (infra.apache._unscaffold) on plain text."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from infra import kafka as local_kafka
-from infra.kafka import _unscaffold
+from infra.apache import _unscaffold
 from tests import inprocess
 from tests.conftest import ROOT, _subprocess
 from tests.forkserver import ForkServer
