@@ -60,7 +60,7 @@ class Cluster:
     workdir: Path
     cluster_id: str
     node_list: list[Node]
-    secure: bool = False  # SASL/TLS listeners and the standard authorizer (infra/secure.py)
+    secure: bool = False  # SASL/TLS listeners and the standard authorizer (infra/security.py)
     # Popen handles of the JVMs this Python process started, so that they get reaped.
     _procs: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -76,7 +76,7 @@ class Cluster:
         return ",".join(node.bootstrap for node in self.node_list)
 
     def bootstrap_for(self, listener: str) -> str:
-        """A secure cluster's bootstrap on one of its other listeners (see infra/secure.py)."""
+        """A secure cluster's bootstrap on one of its other listeners (see infra/security.py)."""
         return ",".join(f"127.0.0.1:{node.listeners[listener]}" for node in self.node_list)
 
     @property

@@ -34,7 +34,7 @@ def start(
     Whatever ran in `workdir` before (default `.cache/run/kafka-<version>-<nodes>n`) is killed and its
     data deleted; ports are picked anew. The JVMs run in their own sessions, so they outlive the calling
     process; stop them with Cluster.stop() or `python -m infra.kafka stop`. `secure=True` adds the
-    SASL and TLS listeners, users and the authorizer of infra/secure.py, with TLS files made anew.
+    SASL and TLS listeners, users and the authorizer of infra/security.py, with TLS files made anew.
     """
     if nodes < 1:
         raise ValueError("nodes must be >= 1")
