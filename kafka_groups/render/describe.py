@@ -74,9 +74,12 @@ def _offsets_text(group: DescribedGroup, verbose: bool, lag_times: LagTimes | No
     # --lag-time (ours): LAG-TIME-MS after CLIENT-ID, which then needs a width.
     extra = [max([15, *(len(_s(r.client_id)) for r in rows)])] if lag_times is not None else []
 
+    widths = [g, t, 10] + ([15] if verbose else []) + [15, 15, 15, c, h, *extra]
+    # Every cell left-aligned in its width but the last, as one format for all the rows.
+    template = "\n" + "".join(f"%-{w}s " for w in widths) + "%s"
+
     def line(cells: list[str]) -> str:
-        widths = [g, t, 10] + ([15] if verbose else []) + [15, 15, 15, c, h, *extra]
-        return "\n" + " ".join(_pad(v, w) for v, w in zip(cells[:-1], widths, strict=True)) + " " + cells[-1]
+        return template % tuple(cells)
 
     header = ["GROUP", "TOPIC", "PARTITION"] + (["LEADER-EPOCH"] if verbose else [])
     header += ["CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"]
