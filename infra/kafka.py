@@ -49,7 +49,6 @@ from pathlib import Path
 
 from infra import security
 from infra.apache import TOOL_CLASSES, ApacheRunner, apache_command, main_class, run_apache
-from infra.apache import _unscaffold as _unscaffold
 from infra.apache import compiled_classes as compiled_classes
 from infra.cluster import STATE_FILE, Cluster
 from infra.jars import (

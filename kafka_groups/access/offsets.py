@@ -3,6 +3,7 @@ timestamp (ListOffsets)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 # (1,000 partitions 9 ms, 10,000 partitions 483 ms on one broker): larger sets go out as calls of
 # at most this many, all in flight together (10,000 partitions: 56 ms of librdkafka's time).
 LIST_OFFSETS_CALL = 250
+LOG = logging.getLogger(__name__)
 NO_OFFSET_FOR_TIME = -1  # ListOffsets by timestamp: no record at or after it
 
 
@@ -127,7 +129,6 @@ class OffsetsAccess(Connection):
     ) -> None:
         """ListOffsets for the partitions of ``kinds`` still unknown, both kinds in flight
         together; what cannot be read now goes to ``failures``."""
-        from confluent_kafka import KafkaException
         from confluent_kafka.admin._listoffsets import OffsetSpec
 
         led = sorted(tp for tps in leaders.values() for tp in tps)
@@ -144,17 +145,38 @@ class OffsetsAccess(Connection):
             for kind, target in kinds
         ]
         for kind, target, answers in pending:
-            for key, offset in answers().items():
-                if isinstance(offset, KafkaException):
-                    raise self._admin_error(offset, f"reading the log {kind} offset of {key[0]}-{key[1]}")
-                if isinstance(offset, str):
-                    failures[(kind, key)] = f"leader broker {leader_of[key]}: {offset}"
-                elif is_sentinel(offset):
-                    failures[(kind, key)] = (
-                        f"leader broker {leader_of[key]} answered {offset} instead of an offset"
-                    )
-                else:
-                    target[key] = offset
+            self._settle(
+                answers(), kind, f"reading the log {kind} offset of {{}}", target, failures, leader_of
+            )
+
+    def _settle(
+        self,
+        answers: dict[TopicPartition, int | str | KafkaException],
+        kind: str,
+        doing: str,
+        target: dict[TopicPartition, int | None],
+        failures: dict[tuple[str, TopicPartition], str],
+        leader_of: dict[TopicPartition, int] | None = None,
+        no_offset: int | None = None,
+    ) -> None:
+        """Each answer of :meth:`_send_list_offsets` to its place: an offset into ``target``
+        (``no_offset``, the answer that means there is none, as None); a reason to try again or
+        a sentinel in place of an offset into ``failures``, naming the leader when ``leader_of``
+        knows it; an error no attempt gets past raised, ``doing`` naming the partition."""
+        from confluent_kafka import KafkaException
+
+        for key, offset in answers.items():
+            if isinstance(offset, KafkaException):
+                raise self._admin_error(offset, doing.format(f"{key[0]}-{key[1]}"))
+            leader = f"leader broker {leader_of[key]}" if leader_of else "the leader"
+            if isinstance(offset, str):
+                failures[(kind, key)] = f"{leader}: {offset}" if leader_of else offset
+            elif no_offset is not None and offset == no_offset:
+                target[key] = None
+            elif is_sentinel(offset):
+                failures[(kind, key)] = f"{leader} answered {offset} instead of an offset"
+            else:
+                target[key] = offset
 
     def _send_list_offsets(
         self, partitions: list[TopicPartition], spec: Any, deadline: Deadline
@@ -182,7 +204,11 @@ class OffsetsAccess(Connection):
             answer: Any = concurrent.futures.Future()
             try:
                 _binding_list_offsets(self._admin, requested, answer, timeout)
-            except (TypeError, AttributeError, ImportError):  # a binding of another form
+            except (TypeError, AttributeError, ImportError) as exc:  # a binding of another form
+                LOG.debug(
+                    "confluent-kafka's batched ListOffsets is not there as expected (%s): the public call",
+                    exc,
+                )
                 answer = self._admin.list_offsets(dict.fromkeys(requested, spec), request_timeout=timeout)
             calls.append((call, answer))
 
@@ -226,7 +252,6 @@ class OffsetsAccess(Connection):
         self, partitions: set[TopicPartition], timestamp_ms: int
     ) -> dict[TopicPartition, int | None]:
         """The first offset at or after ``timestamp_ms`` per partition; None where no record is."""
-        from confluent_kafka import KafkaException
         from confluent_kafka.admin._listoffsets import OffsetSpec
 
         if not partitions:
@@ -238,17 +263,15 @@ class OffsetsAccess(Connection):
         def attempt(deadline: Deadline) -> None:
             todo = sorted(tp for tp in partitions if tp not in found)
             failures: dict[tuple[str, TopicPartition], str] = {}
-            for key, offset in self._send_list_offsets(todo, spec, deadline)().items():
-                if isinstance(offset, KafkaException):
-                    raise self._admin_error(offset, f"looking up {key[0]}-{key[1]} by timestamp")
-                if isinstance(offset, str):
-                    failures[("by-time", key)] = offset
-                elif offset == NO_OFFSET_FOR_TIME:  # no record at or after the time
-                    found[key] = None
-                elif is_sentinel(offset):
-                    failures[("by-time", key)] = f"the leader answered {offset} instead of an offset"
-                else:
-                    found[key] = offset
+            answers = self._send_list_offsets(todo, spec, deadline)()
+            self._settle(
+                answers,
+                "by-time",
+                "looking up {} by timestamp",
+                found,
+                failures,
+                no_offset=NO_OFFSET_FOR_TIME,
+            )
             if failures:
                 raise Unavailable(_offsets_missing(failures), _common_reason(failures))
 

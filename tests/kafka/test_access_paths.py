@@ -5,7 +5,9 @@ through confluent-kafka and, for thousands of partitions, through the protocol l
 from __future__ import annotations
 
 import pytest
+from confluent_kafka.admin import AdminClient
 
+from kafka_groups.access import offsets
 from kafka_groups.access.cluster import KafkaAccess
 from kafka_groups.settings import resolve_settings
 from tests.kafka_helpers import (
@@ -67,8 +69,21 @@ def test_log_offsets_in_calls_of_any_size(broker, access, monkeypatch, call, bin
     three partitions, 250 does not. Where confluent-kafka's binding does not take the batched
     form, AdminClient.list_offsets answers the same."""
     monkeypatch.setattr("kafka_groups.access.offsets.LIST_OFFSETS_CALL", call)
+    sizes: list[int] = []
     if binding == "public call":
         monkeypatch.setattr("kafka_groups.access.offsets._binding_list_offsets", _binding_of_another_form)
+    else:
+        batched = offsets._binding_list_offsets
+
+        def counted(admin, requested, answer, timeout):
+            sizes.append(len(requested))
+            batched(admin, requested, answer, timeout)
+
+        def unused(*_args, **_kwargs):
+            raise AssertionError("the public AdminClient.list_offsets was called")
+
+        monkeypatch.setattr("kafka_groups.access.offsets._binding_list_offsets", counted)
+        monkeypatch.setattr(AdminClient, "list_offsets", unused)
     bs = broker.bootstrap
     topic = create_topic(bs, unique("ap"), partitions=3)
     produce(bs, topic, [Record(p, "x") for p in range(3) for _ in range(p + 2)])
@@ -80,6 +95,9 @@ def test_log_offsets_in_calls_of_any_size(broker, access, monkeypatch, call, bin
     existing = {(topic, p) for p in range(3)}
     assert access.offsets_for_time(existing, 0) == {(topic, 0): 0, (topic, 1): 0, (topic, 2): 3}
     assert access.offsets_for_time(existing, 2**62) == dict.fromkeys(existing)
+    if binding == "batched":  # two kinds, then two lookups by time: three partitions each
+        calls = -(-3 // call)
+        assert len(sizes) == 4 * calls and max(sizes) <= call, sizes
 
 
 @pytest.mark.parametrize("many", [False, True])

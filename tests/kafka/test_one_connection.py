@@ -180,14 +180,17 @@ def test_a_reset_of_ten_thousand_partitions_logs_in_as_one_of_ten_does(
     assert expected(count, secure_cluster.nodes), f"{mode} of {WIDE:,} partitions: {count} authentications"
 
 
-def test_topic_create_and_delete_log_in_once_each(logins, secure_cluster, ours):
+def test_topic_create_alter_and_delete_log_in_once_each(logins, secure_cluster, ours):
     """Without recording creation times (the registry is a producer of its own)."""
     name = unique("one-new")
-    create = ("--create", "--topic", name, "--partitions", "2")
-    count = _authentications(logins, secure_cluster, ours, "kafka-topics", *create, env=RECORD_CREATION_OFF)
-    assert _one_client(count, secure_cluster.nodes), f"--create: {count} authentications"
-    count = _authentications(logins, secure_cluster, ours, "kafka-topics", "--delete", "--topic", name)
-    assert _one_client(count, secure_cluster.nodes), f"--delete: {count} authentications"
+    steps = {
+        "--create": ("--create", "--topic", name, "--partitions", "2"),
+        "--alter": ("--alter", "--topic", name, "--partitions", "3"),
+        "--delete": ("--delete", "--topic", name),
+    }
+    for step, args in steps.items():
+        count = _authentications(logins, secure_cluster, ours, "kafka-topics", *args, env=RECORD_CREATION_OFF)
+        assert _one_client(count, secure_cluster.nodes), f"{step}: {count} authentications"
 
 
 def test_group_delete_logs_in_as_two_clients(logins, secure_cluster, ours):

@@ -125,6 +125,8 @@ class PublicAdmin:
                 future.set_exception(KafkaException(NOT_LEADER))
             elif tp.partition == 2:
                 future.set_exception(KafkaException(DENIED))
+            elif tp.partition == 3:
+                future.set_exception(RuntimeError("Results length 1 is different from future-map length 2"))
             else:
                 future.set_result(SimpleNamespace(offset=5))
             futures[ConfluentTP(tp.topic, tp.partition)] = future
@@ -143,3 +145,11 @@ def test_a_binding_of_another_form_falls_back_to_the_public_call(monkeypatch, fo
     assert answers[("t", 0)] == 5
     assert "NOT_LEADER_OR_FOLLOWER" in answers[("t", 1)]
     assert isinstance(answers[("t", 2)], KafkaException)
+
+
+def test_the_public_calls_failure_that_is_not_kafkas_is_raised(monkeypatch):
+    def binding(*_args):
+        raise TypeError("another form")
+
+    with pytest.raises(RuntimeError, match="future-map"):
+        _send(monkeypatch, binding, [("t", 0), ("t", 3)], PublicAdmin())
