@@ -10,7 +10,6 @@ about it once. The client libraries' own configurations are built from the resul
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -37,27 +36,6 @@ _OAUTH_LOGIN_HANDLERS = frozenset(
     }
 )
 
-# Keys whose values are secret, in Java properties and in the clients' own configurations.
-SECRET_KEYS = frozenset(
-    {
-        "sasl.jaas.config",
-        "ssl.key.password",
-        "ssl.keystore.password",
-        "ssl.truststore.password",
-        "ssl.keystore.key",
-        "sasl.oauthbearer.client.credentials.client.secret",
-        "sasl.oauthbearer.assertion.private.key.passphrase",
-        # librdkafka
-        "sasl.password",
-        "ssl.key.pem",
-        "sasl.oauthbearer.client.secret",
-        "sasl.oauthbearer.config",
-        # kafka-python
-        "sasl_plain_password",
-        "ssl_password",
-    }
-)
-REDACTED = "[hidden]"
 
 # Keys that change nothing the tools send, or that the tools set themselves.
 _NO_EFFECT = frozenset(
@@ -299,60 +277,3 @@ def client_security(props: Mapping[str, str]) -> ClientSecurity:
         sorted(k for k in props if k not in TUNING and k not in _UNDERSTOOD and k not in _NO_EFFECT)
     )
     return ClientSecurity(**values)  # type: ignore[arg-type]
-
-
-def secret_values(props: Mapping[str, str]) -> set[str]:
-    """Every secret text in the properties: whole secret values and the secret JAAS options,
-    so that output can be scrubbed of them even when a library quotes one back."""
-    secrets = {v for k, v in props.items() if k in SECRET_KEYS and v}
-    jaas = props.get("sasl.jaas.config")
-    if jaas:
-        try:
-            options = parse_jaas(jaas).options
-        except ConfigError:
-            options = {}
-        secrets |= {v for k, v in options.items() if k.lower() in ("password", "clientsecret") and v}
-    return {s for s in secrets if len(s) >= 3}
-
-
-def redact(config: Mapping[str, object]) -> dict[str, object]:
-    """A copy of a configuration with the secret values hidden (for --debug)."""
-    return {k: (REDACTED if k in SECRET_KEYS and v else v) for k, v in config.items()}
-
-
-def scrub(text: str, secrets: set[str] | frozenset[str]) -> str:
-    """``text`` with every secret replaced, longest first (one may contain another)."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return text
-
-
-_SECRETS_ATTRIBUTE = "kafka_tools_secrets"
-
-
-def attach_secrets(exc: BaseException, secrets: frozenset[str]) -> None:
-    """Let a failure carry the secrets of the settings it was raised under, so that the entry
-    point scrubs its message and traceback of them (whichever library quoted one)."""
-    if secrets:
-        setattr(exc, _SECRETS_ATTRIBUTE, secrets_of(exc) | secrets)
-
-
-def secrets_of(exc: BaseException) -> frozenset[str]:
-    """The secrets :func:`attach_secrets` put on ``exc`` (none when it was raised elsewhere)."""
-    found: object = getattr(exc, _SECRETS_ATTRIBUTE, frozenset())
-    return found if isinstance(found, frozenset) else frozenset()
-
-
-class ScrubFilter(logging.Filter):
-    """Scrubs secrets from log records; hides SASL exchanges, whose bytes can hold a password."""
-
-    def __init__(self, secrets: set[str] | frozenset[str] | None = None) -> None:
-        super().__init__()
-        self._secrets = set(secrets or ())
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if "SaslAuthenticateRequest" in message or "SaslBytesRequest" in message:
-            message = "(a SASL authentication request; its bytes are not shown)"
-        record.msg, record.args = scrub(message, self._secrets), ()
-        return True

@@ -13,7 +13,7 @@ that stand in for the group and partition creation times today's brokers do not 
 """
 
 from kafka_groups.access.policy_consumer import Decision, PolicyConsumer
-from kafka_groups.access.policy_io import GROUP_START_TOPIC, PARTITION_CREATION_TOPIC, CreationRegistry
+from kafka_groups.access.registry import GROUP_START_TOPIC, PARTITION_CREATION_TOPIC, CreationRegistry
 from kafka_groups.core.policy import (
     AtTime,
     GroupCreationTimeNotAvailable,

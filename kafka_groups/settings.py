@@ -17,10 +17,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from kafka_groups.client_config import secret_values
 from kafka_groups.errors import ConfigError, UsageError
 from kafka_groups.escape import escape_controls
 from kafka_groups.properties import load_properties
+from kafka_groups.secrets import secret_values
 from kafka_groups.timeouts import ENV_TIMEOUT, GROUPS_TIMEOUT_MS, LONGEST_CALL_S, LONGEST_MS, whole_ms
 
 ENV_BOOTSTRAP = "KAFKA_BOOTSTRAP_SERVERS"

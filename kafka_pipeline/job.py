@@ -24,13 +24,13 @@ from typing import Any
 
 from kafka_groups.access.cluster import KafkaAccess
 from kafka_groups.access.policy_io import (
-    CreationRegistry,
     gather_facts,
     group_resolver,
     now_ms,
     partition_ages,
     resolve_offsets,
 )
+from kafka_groups.access.registry import CreationRegistry
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.policy import Policy
 from kafka_groups.errors import UsageError

@@ -55,7 +55,7 @@ def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -
     import os
     import time
 
-    from kafka_groups.access.policy_io import CreationRegistry
+    from kafka_groups.access.registry import CreationRegistry
 
     if not created or os.environ.get(RECORD_CREATION_ENV, "1") == "0":
         return ()
@@ -274,7 +274,7 @@ def _recorded_policies_from_start(access: KafkaAccess, groups: set[str]) -> dict
     taken as safe (the guard then recommends the reset)."""
     if not groups:
         return {}
-    from kafka_groups.access.policy_io import CreationRegistry
+    from kafka_groups.access.registry import CreationRegistry
 
     try:
         return CreationRegistry(access.settings).policies_starting_new_partitions_at_beginning(groups)

@@ -2,8 +2,9 @@
 
 Each concern is a room of its own: topics.py, groups.py, streams.py, offsets.py (reads) and
 commits.py (writes), all on the clients of connection.py (one AdminClient; the protocol layer
-opened only by the calls confluent-kafka lacks); decode.py turns protocol responses into the
-core dataclasses and naming.py words what a failure lacks.
+opened only by the calls confluent-kafka lacks, whose shared steps are protocol_calls.py);
+decode.py turns protocol responses into the core dataclasses and naming.py words what a
+failure lacks.
 """
 
 from __future__ import annotations

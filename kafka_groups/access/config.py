@@ -14,9 +14,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access import tls
-from kafka_groups.client_config import TUNING, ClientSecurity, OAuth, client_security, redact
+from kafka_groups.client_config import TUNING, ClientSecurity, OAuth, client_security
 from kafka_groups.errors import ClusterError, ConfigError
 from kafka_groups.escape import escape_controls
+from kafka_groups.secrets import redact
 from kafka_groups.settings import ConnectionSettings
 
 if TYPE_CHECKING:  # ssl and urllib load only where TLS or an OAuth endpoint is used

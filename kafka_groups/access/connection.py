@@ -1,14 +1,14 @@
 """The connection to one cluster: its clients (created lazily, on first use, so ``--help`` and
-argument errors never connect), ApiVersions, the retry policy of retry.py, cluster metadata
-and the translation of client failures into one-line errors.
+argument errors never connect), the retry policy of retry.py, cluster metadata and the
+translation of client failures into one-line errors.
 
 confluent-kafka's AdminClient is the primary client; kafka-python's protocol layer serves
-the requests confluent-kafka does not expose and is opened only by the calls that need it."""
+the requests confluent-kafka does not expose and is opened only by the calls that need it
+(what those requests share, ApiVersions among it, is protocol_calls.py)."""
 
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import logging
 import time
 from collections import defaultdict
@@ -17,14 +17,9 @@ from typing import Any
 
 from kafka_groups.access import clients, protocol_layer
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, security_of, warn_unmapped
-from kafka_groups.access.decode import (
-    CONSUMER_GROUP_DESCRIBE_API_KEY,
-    CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION,
-    DESCRIBE_TOPIC_PARTITIONS_API_KEY,
-    DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION,
-)
 from kafka_groups.access.diagnose import ConnectionWatch, listening_address, refused_addresses, tls_failure
-from kafka_groups.access.naming import _coordinator_of, _error_text, _seconds_left
+from kafka_groups.access.naming import _error_text, _seconds_left
+from kafka_groups.access.protocol_calls import ProtocolCalls
 from kafka_groups.access.retry import (
     Deadline,
     NotAvailableInTime,
@@ -33,7 +28,7 @@ from kafka_groups.access.retry import (
     is_retriable,
     retry_until,
 )
-from kafka_groups.core.describe import Coordinator, TopicPartition
+from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.kafka_errors import denied
 from kafka_groups.errors import ClusterError, ConfigError
 from kafka_groups.settings import ConnectionSettings
@@ -49,7 +44,7 @@ TIMEOUT_CODES = frozenset({-185, 7, -195})  # _TIMED_OUT, REQUEST_TIMED_OUT, _TR
 FIRST_LOGIN_MS = 2000
 
 
-class Connection:
+class Connection(ProtocolCalls):
     """Clients, retries and error translation for one cluster, shared by every concern."""
 
     def __init__(self, settings: ConnectionSettings) -> None:
@@ -178,22 +173,6 @@ class Connection:
         finally:
             self._deadline = None
 
-    def _refresh_protocol_metadata(self) -> None:
-        from kafka.errors import KafkaError
-
-        # A failed refresh is left to the next attempt, which meets whatever is wrong and names it.
-        with contextlib.suppress(KafkaError):
-            self._run(self._protocol._manager.cluster.refresh_metadata)
-
-    def _broker_api_version(self, api_key: int) -> int:
-        """The highest version of an API that the brokers support (-1: none).
-
-        Read from the negotiated ApiVersions table itself: kafka-python's ``api_versions()``
-        fails on API keys newer than it knows, which recent brokers send."""
-        versions = self._protocol._manager.broker_version_data.api_versions
-        low_high = versions.get(api_key)
-        return int(low_high[1]) if low_high else -1
-
     @cached_property
     def _admin(self) -> Any:
         from confluent_kafka import KafkaException
@@ -301,20 +280,6 @@ class Connection:
         self._cached_metadata = None
         self._topic_metadata.clear()
 
-    def supports_group_creation_time(self) -> bool:
-        """KIP-1282: does every broker speak ConsumerGroupDescribe v2 (GroupCreationTimeMs)?"""
-        return (
-            self._broker_api_version(CONSUMER_GROUP_DESCRIBE_API_KEY)
-            >= CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION
-        )
-
-    def supports_partition_creation_time(self) -> bool:
-        """KIP-1327: does every broker speak DescribeTopicPartitions v1 (CreationTimeMs)?"""
-        return (
-            self._broker_api_version(DESCRIBE_TOPIC_PARTITIONS_API_KEY)
-            >= DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION
-        )
-
     def _admin_error(
         self, exc: BaseException, what: str, needs: dict[str, str] | None = None
     ) -> ClusterError:
@@ -323,50 +288,3 @@ class Connection:
         if code in TIMEOUT_CODES:
             return self._unreachable(exc)
         return ClusterError(f"{what} failed: {_error_text(exc, needs)}")
-
-    # -- protocol work, run on kafka-python's network thread ------------------------------
-    def _run(self, coro: Any, *args: Any) -> Any:
-        return self._protocol._manager.run(coro, *args)
-
-    def _broker_label(self, node_id: Any) -> str:
-        """``2 (127.0.0.1:9092)``: a broker as messages name it."""
-        broker = self._protocol._manager.cluster.broker_metadata(node_id)
-        return f"{node_id} ({broker.host}:{broker.port})" if broker is not None else str(node_id)
-
-    @staticmethod
-    async def _answer(future: Any, missing: str) -> Any:
-        """Await a protocol-layer request; a retriable failure (connection refused, timed out,
-        stale metadata) becomes ``Unavailable`` naming what it would have brought."""
-        from kafka.errors import KafkaError
-
-        try:
-            return await future
-        except KafkaError as exc:
-            if is_retriable(exc):
-                raise Unavailable(missing, describe_error(exc)) from None
-            raise
-
-    async def _coordinators_of(self, group_ids: list[str]) -> dict[str, Any]:
-        """FindCoordinator for the groups; a coordinator not yet elected or loading is
-        ``Unavailable`` naming the group."""
-        from kafka.errors import KafkaError
-
-        try:
-            found: dict[str, Any] = await self._protocol._find_coordinator_ids(group_ids)
-        except KafkaError as exc:
-            if is_retriable(exc):
-                raise Unavailable(_coordinator_of(group_ids), describe_error(exc)) from None
-            raise
-        return found
-
-    def _forget_coordinators(self, group_ids: list[str]) -> None:
-        """Drop the protocol layer's cached coordinators, so the next attempt asks again."""
-        from kafka.protocol.metadata import CoordinatorType
-
-        cache = self._protocol._manager.cluster._coordinators
-        for group_id in group_ids:
-            cache.pop((CoordinatorType.GROUP, group_id), None)
-
-    def _coordinator(self, node_id: int) -> Coordinator:
-        broker = self._protocol._manager.cluster.broker_metadata(node_id)
-        return Coordinator(broker.host, broker.port, node_id)

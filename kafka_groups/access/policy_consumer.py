@@ -10,7 +10,7 @@ It sets ``auto.offset.reset=error`` so that librdkafka never picks an offset by 
   choice for an invalid offset.
 
 When this consumer creates its group (no committed offsets, no recorded start), it records the
-group's start time once (:class:`~kafka_groups.access.policy_io.CreationRegistry`), which
+group's start time once (:class:`~kafka_groups.access.registry.CreationRegistry`), which
 ``to_start_time`` uses on brokers that do not record group creation times.
 """
 
@@ -23,13 +23,13 @@ from typing import Any
 
 from kafka_groups.access.cluster import KafkaAccess
 from kafka_groups.access.policy_io import (
-    CreationRegistry,
     gather_facts,
     group_resolver,
     now_ms,
     partition_ages,
     resolve_offsets,
 )
+from kafka_groups.access.registry import CreationRegistry
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.policy import Policy, Resolver
 from kafka_groups.settings import ConnectionSettings

@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol
 
 from kafka_groups.apache_argv import did_you_mean, is_flag_form
-from kafka_groups.client_config import ScrubFilter, scrub, secrets_of
 from kafka_groups.errors import CliError, ExitCode, UsageError
 from kafka_groups.escape import escape_controls
+from kafka_groups.secrets import ScrubFilter, scrub, secrets_of
 
 if TYPE_CHECKING:
     from kafka_groups.render.outcome import Outcome, Show

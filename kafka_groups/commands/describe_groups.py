@@ -97,7 +97,7 @@ class DescribeGroupsRequest:
         lacking = [g for g, d in found.items() if d.creation_time_ms is None or d.creation_time_ms < 0]
         if not lacking or not wants_detail(self.output):
             return {}
-        from kafka_groups.access.policy_io import CreationRegistry
+        from kafka_groups.access.registry import CreationRegistry
 
         try:
             return CreationRegistry(access.settings).group_start_times(lacking)

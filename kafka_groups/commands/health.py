@@ -53,7 +53,8 @@ def gather_health(
     """The radar of the described groups: ``states`` (group -> state, in output order),
     ``owners`` (group -> partition -> the member assigned it), ``creation_times`` (group -> the
     broker's creation time, KIP-1282, where known)."""
-    from kafka_groups.access.policy_io import CreationRegistry, group_starts, partition_ages
+    from kafka_groups.access.policy_io import group_starts, partition_ages
+    from kafka_groups.access.registry import CreationRegistry
     from kafka_groups.access.retention import partition_sizes, retention_of
 
     groups = list(states)

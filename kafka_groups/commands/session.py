@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from kafka_groups.client_config import ScrubFilter, attach_secrets
+from kafka_groups.secrets import ScrubFilter, attach_secrets
 from kafka_groups.settings import ConnectionArgs, ConnectionSettings
 
 if TYPE_CHECKING:

@@ -27,9 +27,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from types import FrameType
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
-from kafka_groups.client_config import scrub
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.describe import DescribeResult, View
 from kafka_groups.core.groups import GroupListing, GroupListResult
@@ -43,7 +42,8 @@ from kafka_groups.core.watch import (
     list_changes,
 )
 from kafka_groups.errors import CliError, UsageError
-from kafka_groups.render import OutputFormat, resolve_format
+from kafka_groups.render.watch_sinks import Frame, Sink, sink_for
+from kafka_groups.secrets import scrub
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
@@ -53,78 +53,6 @@ if TYPE_CHECKING:
     from kafka_groups.commands.list_groups import ListGroupsRequest
 
 log = logging.getLogger(__name__)
-Frame = DescribeFrame | ListFrame
-
-
-class _Sink:
-    """Where the refreshes go; a context for the live view's setup and teardown."""
-
-    def __enter__(self) -> _Sink:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def show(self, frame: Frame, result: object | None) -> None:
-        raise NotImplementedError
-
-
-class _JsonLines(_Sink):
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-
-    def show(self, frame: Frame, result: object | None) -> None:
-        from kafka_groups.render.watch import describe_json, json_line, list_json
-
-        doc = describe_json(frame) if isinstance(frame, DescribeFrame) else list_json(frame)
-        self.stream.write(json_line(doc))  # one write: a line is whole or absent
-        self.stream.flush()
-
-
-class _TextBlocks(_Sink):
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-
-    def show(self, frame: Frame, result: object | None) -> None:
-        from kafka_groups.render import registry
-        from kafka_groups.render.watch import separator
-
-        block = separator(frame)
-        if result is not None:
-            block += registry.renderer_for(result).text(result)
-        self.stream.write(block)
-        self.stream.flush()
-
-
-class _Live(_Sink):
-    def __init__(self, stream: TextIO) -> None:
-        from kafka_groups.render.watch import LiveScreen
-
-        self.screen = LiveScreen(stream)
-
-    def __enter__(self) -> _Live:
-        self.screen.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.screen.__exit__(None, None, None)
-
-    def show(self, frame: Frame, result: object | None) -> None:
-        self.screen.show(frame)
-
-
-def _sink_for(requested: OutputFormat, stream: TextIO) -> _Sink:
-    """Raises the usage error before anything is contacted."""
-    if requested is OutputFormat.AUTO and not os.environ.get("KAFKA_TOOLS_OUTPUT") and not stream.isatty():
-        return _JsonLines(stream)
-    fmt = resolve_format(requested, stream)
-    if fmt is OutputFormat.CSV:
-        raise UsageError("--watch writes table, json (JSON Lines) or text, not csv")
-    if fmt is OutputFormat.JSON:
-        return _JsonLines(stream)
-    if fmt is OutputFormat.TEXT:
-        return _TextBlocks(stream)
-    return _Live(stream)
 
 
 class _Stop:
@@ -164,7 +92,7 @@ class _Refresher:
     failed: Callable[[float, int, float, str], Frame]
 
 
-def _loop(connection: ConnectionArgs, interval: float, sink: _Sink, refresher: _Refresher) -> None:
+def _loop(connection: ConnectionArgs, interval: float, sink: Sink, refresher: _Refresher) -> None:
     started = time.monotonic()
     with _stop_on_signals() as stop:
         try:
@@ -265,7 +193,7 @@ def _check_watchable(health: bool, offsets_view: bool, verbose: bool) -> None:
 
 def watch_describe(request: DescribeGroupsRequest, view: View, interval: float) -> None:
     _check_watchable(request.health, view is View.OFFSETS, request.verbose)
-    sink = _sink_for(request.output, sys.stdout)
+    sink = sink_for(request.output, sys.stdout)
     state = _DescribeWatch(request)
     _loop(request.connection, interval, sink, _Refresher(state.read, state.failed))
 
@@ -307,7 +235,7 @@ class _StreamsWatch:
 
 def watch_streams(request: DescribeStreamsRequest, interval: float) -> None:
     _check_watchable(request.health, request.view == "offsets", request.verbose)
-    sink = _sink_for(request.output, sys.stdout)
+    sink = sink_for(request.output, sys.stdout)
     state = _StreamsWatch(request)
     _loop(request.connection, interval, sink, _Refresher(state.read, state.failed))
 
@@ -356,6 +284,6 @@ class _ListWatch:
 def watch_list(
     request: ListGroupsRequest, states: frozenset[str], types: frozenset[str], interval: float
 ) -> None:
-    sink = _sink_for(request.output, sys.stdout)
+    sink = sink_for(request.output, sys.stdout)
     state = _ListWatch(request, states, types)
     _loop(request.connection, interval, sink, _Refresher(state.read, state.failed))

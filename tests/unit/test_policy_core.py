@@ -166,7 +166,7 @@ def test_policy_text_round_trip():
 
 
 def test_the_first_record_of_a_group_start_wins():
-    from kafka_groups.access.policy_io import _first_start, _Record
+    from kafka_groups.access.registry import _first_start, _Record
 
     records = [
         _Record("other", {"group": "other"}, 5, 0),

@@ -4,9 +4,9 @@ scrubs them; nothing about them stays in the process between runs."""
 from dataclasses import dataclass
 
 from kafka_groups.cli.runner import run_tool
-from kafka_groups.client_config import secrets_of
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.errors import CliError, ExitCode
+from kafka_groups.secrets import secrets_of
 from kafka_groups.settings import ConnectionSettings
 
 JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="hunter22";'

@@ -1,0 +1,85 @@
+"""Where watch mode's refreshes go: a sink per output format, chosen once before anything is
+contacted (kafka_groups/commands/watch.py runs the refreshes). JSON Lines on a pipe, the Apache
+text block per refresh, or the live Rich view on a terminal (kafka_groups/render/watch.py)."""
+
+from __future__ import annotations
+
+import os
+from typing import TextIO
+
+from kafka_groups.core.watch import DescribeFrame, ListFrame
+from kafka_groups.errors import UsageError
+from kafka_groups.render import OutputFormat, resolve_format
+
+Frame = DescribeFrame | ListFrame
+
+
+class Sink:
+    """Where the refreshes go; a context for the live view's setup and teardown."""
+
+    def __enter__(self) -> Sink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def show(self, frame: Frame, result: object | None) -> None:
+        raise NotImplementedError
+
+
+class JsonLines(Sink):
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def show(self, frame: Frame, result: object | None) -> None:
+        from kafka_groups.render.watch import describe_json, json_line, list_json
+
+        doc = describe_json(frame) if isinstance(frame, DescribeFrame) else list_json(frame)
+        self.stream.write(json_line(doc))  # one write: a line is whole or absent
+        self.stream.flush()
+
+
+class TextBlocks(Sink):
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def show(self, frame: Frame, result: object | None) -> None:
+        from kafka_groups.render import registry
+        from kafka_groups.render.watch import separator
+
+        block = separator(frame)
+        if result is not None:
+            block += registry.renderer_for(result).text(result)
+        self.stream.write(block)
+        self.stream.flush()
+
+
+class Live(Sink):
+    def __init__(self, stream: TextIO) -> None:
+        from kafka_groups.render.watch import LiveScreen
+
+        self.screen = LiveScreen(stream)
+
+    def __enter__(self) -> Live:
+        self.screen.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.screen.__exit__(None, None, None)
+
+    def show(self, frame: Frame, result: object | None) -> None:
+        self.screen.show(frame)
+
+
+def sink_for(requested: OutputFormat, stream: TextIO) -> Sink:
+    """Raises the usage error before anything is contacted."""
+    if requested is OutputFormat.AUTO and not os.environ.get("KAFKA_TOOLS_OUTPUT") and not stream.isatty():
+        return JsonLines(stream)
+    fmt = resolve_format(requested, stream)
+    if fmt is OutputFormat.CSV:
+        raise UsageError("--watch writes table, json (JSON Lines) or text, not csv")
+    if fmt is OutputFormat.JSON:
+        return JsonLines(stream)
+    if fmt is OutputFormat.TEXT:
+        return TextBlocks(stream)
+    return Live(stream)
