@@ -9,6 +9,11 @@ owned thread"). So no owner simply lets go of a client: it ``retire``s it, and `
 the retired ones on the calling thread, running the garbage collector there first when anything
 else still holds one. A retired client that something alive still holds stays retired (held
 here, so that no collector run elsewhere can free it) until a later sweep.
+
+Freeing a client waits for librdkafka to stop its threads and drop its metadata (about 10 ms
+after a topic of 10,000 partitions), so a command's own connection is freed on a thread of this
+module while the command goes on to print (``sweep(wait=False)``); ``settle`` waits for that,
+and the tools' entry point calls it last.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 
 _RETIRED: list[Any] = []
 _LOCK = threading.RLock()  # a finalizer run by the collector inside sweep may retire another
+_FREEING: list[threading.Thread] = []  # threads freeing clients that a sweep let go of
 
 
 def retire(client: Any) -> None:
@@ -41,17 +47,33 @@ def _held_elsewhere() -> list[bool]:
     return [_refs(_RETIRED, i) > alone for i in range(len(_RETIRED))]
 
 
-def sweep() -> None:
-    """Free, here and now, every retired client that nothing alive holds. While an exception is
-    being raised or handled, what its traceback holds is alive: those clients wait for a later
-    sweep (the tools' entry point sweeps last, once the failure is printed)."""
+def sweep(wait: bool = True) -> None:
+    """Free every retired client that nothing alive holds: here and now, or (not ``wait``) on a
+    thread of this module, while the caller goes on (:func:`settle` waits for it). While an
+    exception is being raised or handled, what its traceback holds is alive: those clients wait
+    for a later sweep (the tools' entry point sweeps last, once the failure is printed)."""
     with _LOCK:
         if not _RETIRED:
             return
         if any(_held_elsewhere()) and sys.exc_info()[0] is None:
             gc.collect()  # the cycles that hold them are freed on this thread, not on librdkafka's
         held = _held_elsewhere()
+        free = [client for client, kept in zip(_RETIRED, held, strict=True) if not kept]
         _RETIRED[:] = [client for client, kept in zip(_RETIRED, held, strict=True) if kept]
+    if not wait and free:
+        thread = threading.Thread(target=free.clear, name="kafka-groups-free-clients")
+        with _LOCK:
+            _FREEING.append(thread)
+        thread.start()
+    del free  # when not handed to the thread, the clients are freed here
+
+
+def settle() -> None:
+    """Wait until the clients that sweeps handed to threads are freed."""
+    with _LOCK:
+        threads, _FREEING[:] = list(_FREEING), []
+    for thread in threads:
+        thread.join()
 
 
 def retired() -> int:

@@ -215,7 +215,7 @@ class Connection(ProtocolCalls):
         finally:
             if "_admin" in self.__dict__:
                 clients.retire(self.__dict__.pop("_admin"))
-            clients.sweep()
+            clients.sweep(wait=False)  # freed while the command goes on to print
 
     def _leadership(
         self, partitions: set[TopicPartition]
@@ -226,9 +226,13 @@ class Connection(ProtocolCalls):
         leaders: dict[int, list[TopicPartition]] = defaultdict(list)
         leaderless: list[TopicPartition] = []
         unknown: list[TopicPartition] = []
+        described: dict[str, Any] = {}  # per topic: its partitions' metadata ({}: not known)
         for tp in sorted(partitions):
-            topic = metadata.topics.get(tp[0])
-            partition = topic.partitions.get(tp[1]) if topic is not None else None
+            known = described.get(tp[0])
+            if known is None:
+                topic = metadata.topics.get(tp[0])
+                known = described[tp[0]] = topic.partitions if topic is not None else {}
+            partition = known.get(tp[1])
             if partition is None:
                 unknown.append(tp)
             elif partition.leader >= 0:

@@ -165,18 +165,21 @@ class OffsetsAccess(Connection):
         knows it; an error no attempt gets past raised, ``doing`` naming the partition."""
         from confluent_kafka import KafkaException
 
+        def leader(key: TopicPartition) -> str:
+            return f"leader broker {leader_of[key]}" if leader_of else "the leader"
+
         for key, offset in answers.items():
-            if isinstance(offset, KafkaException):
+            if isinstance(offset, int):  # the common answer first: thousands of them
+                if no_offset is not None and offset == no_offset:
+                    target[key] = None
+                elif is_sentinel(offset):
+                    failures[(kind, key)] = f"{leader(key)} answered {offset} instead of an offset"
+                else:
+                    target[key] = offset
+            elif isinstance(offset, KafkaException):
                 raise self._admin_error(offset, doing.format(f"{key[0]}-{key[1]}"))
-            leader = f"leader broker {leader_of[key]}" if leader_of else "the leader"
-            if isinstance(offset, str):
-                failures[(kind, key)] = f"{leader}: {offset}" if leader_of else offset
-            elif no_offset is not None and offset == no_offset:
-                target[key] = None
-            elif is_sentinel(offset):
-                failures[(kind, key)] = f"{leader} answered {offset} instead of an offset"
             else:
-                target[key] = offset
+                failures[(kind, key)] = f"{leader(key)}: {offset}" if leader_of else offset
 
     def _send_list_offsets(
         self, partitions: list[TopicPartition], spec: Any, deadline: Deadline
@@ -197,10 +200,11 @@ class OffsetsAccess(Connection):
 
         timeout = _seconds_left(deadline)
         count = -(-len(partitions) // LIST_OFFSETS_CALL)  # the fewest calls, of even sizes
+        value = spec._value  # what the binding reads as each partition's offset
         calls = []
         for index in range(count):
             call = partitions[index * len(partitions) // count : (index + 1) * len(partitions) // count]
-            requested = [ConfluentTP(t, p, spec._value) for t, p in call]
+            requested = [ConfluentTP(t, p, value) for t, p in call]
             answer: Any = concurrent.futures.Future()
             try:
                 _binding_list_offsets(self._admin, requested, answer, timeout)

@@ -4,6 +4,7 @@ stderr and an exit code. Typer is loaded only for the subcommand form and for he
 from __future__ import annotations
 
 import functools
+import gc
 import logging
 import sys
 import traceback
@@ -36,7 +37,10 @@ def show_now(outcome: Outcome) -> None:
 
 def perform(request: Request) -> int:
     """Run a request and print its outcome; its failure, if any, is raised for
-    :func:`run_tool` to print as the last line, with its exit code."""
+    :func:`run_tool` to print as the last line, with its exit code. ``--watch`` runs until
+    stopped, so it turns Python's cyclic garbage collector back on (see :func:`_one_shot`)."""
+    if getattr(request, "watch", None) is not None:
+        gc.enable()
     outcome = request.execute(show_now)
     from kafka_groups.render.registry import deliver
 
@@ -112,24 +116,35 @@ def _check_subcommand(argv: Sequence[str], subcommands: Sequence[str]) -> None:
         raise UsageError(f"No such command '{word}'{hint}; the commands are: {', '.join(subcommands)}")
 
 
-def _frees_clients(run: Callable[P, int]) -> Callable[P, int]:
-    """Once the command is over and its failure, if any, printed and let go, the AdminClients it
-    is done with are freed here, on this thread (kafka_groups/access/clients.py says why). A
-    command that never loaded that module opened none."""
+def _one_shot(run: Callable[P, int]) -> Callable[P, int]:
+    """A command runs without Python's cyclic garbage collector: it ends within moments, and on
+    thousands of partitions the collector's passes over the objects it holds cost a tenth of
+    its time (a watch turns it back on, see :func:`perform`). Once the command is over and its
+    failure, if any, printed and let go, the AdminClients it is done with are freed here, on
+    this thread (kafka_groups/access/clients.py says why), those it handed to a thread of its
+    own are waited for, and the collector is as it was. A command that never loaded that module
+    opened none."""
 
     @functools.wraps(run)
     def running(*args: P.args, **kwargs: P.kwargs) -> int:
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             return run(*args, **kwargs)
         finally:
             clients = sys.modules.get("kafka_groups.access.clients")
             if clients is not None:
                 clients.sweep()
+                clients.settle()
+            if collecting:
+                gc.enable()
+            else:
+                gc.disable()
 
     return running
 
 
-@_frees_clients
+@_one_shot
 def run_tool(
     prog: str,
     argv: Sequence[str],

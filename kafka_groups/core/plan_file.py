@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, BinaryIO
@@ -223,19 +224,19 @@ def export_csv(plans: Sequence[GroupPlan], single_group: bool) -> str:
     """``--export``: the Apache CSV, ``topic,partition,offset`` for exactly one ``--group``,
     ``group,topic,partition,offset`` otherwise; no header; a blank line at the end."""
     lines = []
+    cell = functools.cache(_csv_cell)  # a name per group or topic, not per row; numbers need none
     for plan in plans:
+        group = "" if single_group else cell(plan.group) + ","
         for (topic, partition), offset in plan.offsets.items():
-            cells = [topic, str(partition), str(offset)]
-            if not single_group:
-                cells.insert(0, plan.group)
-            lines.append(",".join(_csv_cell(c) for c in cells) + "\n")
+            lines.append(f"{group}{cell(topic)},{partition},{offset}\n")
     return "".join(lines) + "\n"
 
 
 def backup_csv(current: Mapping[str, Mapping[TopicPartition, int]]) -> str:
     """The committed offsets a reset is about to replace, as a plan file both tools execute."""
     rows = []
+    cell = functools.cache(_csv_cell)  # a name per group or topic, not per row; numbers need none
     for group in sorted(current):
         for (topic, partition), offset in sorted(current[group].items()):
-            rows.append(",".join(_csv_cell(c) for c in (group, topic, str(partition), str(offset))) + "\n")
+            rows.append(f"{cell(group)},{cell(topic)},{partition},{offset}\n")
     return "".join(rows)

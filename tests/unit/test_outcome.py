@@ -114,3 +114,36 @@ def test_a_verdicts_failure_is_what_conclude_raises(units):
     else:
         assert failure is None
         assert all(landed is Landed.DONE for landed in units.values())
+
+
+@dataclass(frozen=True)
+class Collecting:
+    """A request that notes whether Python's cyclic garbage collector runs while it executes."""
+
+    seen: list[bool]
+    watch: float | None = None
+
+    def execute(self, show: Show | None = None) -> Outcome:
+        import gc
+
+        self.seen.append(gc.isenabled())
+        return Outcome()
+
+
+@pytest.mark.parametrize(("watch", "collecting"), [(None, False), (2.0, True)])
+@pytest.mark.parametrize("before", [True, False])
+def test_a_command_runs_without_the_collector_and_a_watch_with_it(watch, collecting, before):
+    """A one-shot command pauses the cyclic collector (its many short-lived objects would make it
+    run for nothing); --watch runs until stopped and keeps it; either way the runner leaves it as
+    it found it."""
+    import gc
+
+    seen: list[bool] = []
+    (gc.enable if before else gc.disable)()
+    try:
+        code = run_tool("prog", ["--flag"], (), lambda _argv: Collecting(seen, watch), lambda: None)
+        assert code == ExitCode.OK
+        assert seen == [collecting]
+        assert gc.isenabled() is before
+    finally:
+        gc.enable()

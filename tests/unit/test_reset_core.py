@@ -266,6 +266,25 @@ def test_backup_is_a_four_column_plan_file():
     assert parse_plan_csv(text, ["a g", "b"], "backup") == {"a g": {TP0: 1}, "b": {TP1: 3}}
 
 
+_NAMES = st.text(st.characters(exclude_characters="\r\n", exclude_categories=("Cs",)), min_size=1, max_size=8)
+
+
+@given(
+    st.dictionaries(
+        _NAMES,
+        st.dictionaries(
+            st.tuples(_NAMES, st.integers(0, 2**31 - 1)), st.integers(0, 2**63 - 1), min_size=1, max_size=4
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_a_backup_reads_back_as_the_offsets_it_holds(current):
+    """Whatever the group and topic names (commas, quotes, spaces, control characters), the
+    backup file is read back by --from-file as exactly the offsets it saved."""
+    assert parse_plan_csv(backup_csv(current), list(current), "backup") == current
+
+
 def test_start_time_uses_the_creation_time_or_fails_with_the_kip_message():
     assert start_timestamp("g", 1_767_225_600_123) == 1_767_225_600_123
     for unknown in (-1, None):

@@ -132,3 +132,32 @@ def test_a_sweep_on_another_thread_frees_there(isolated):
     sweeper.start()
     sweeper.join()
     assert Client.freed_on == ["sweeper"]
+
+
+def test_a_sweep_that_does_not_wait_frees_on_a_thread_of_its_own_and_settle_waits(isolated):
+    """A command's connection is freed while the command goes on to print: not on the caller's
+    thread (nor librdkafka's), and ``settle`` returns only once it is freed."""
+    release = threading.Event()
+
+    class Slow(Client):
+        def __del__(self) -> None:
+            release.wait(5)  # freeing takes a while, as librdkafka's does after a large topic
+            super().__del__()
+
+    clients.retire(Slow())
+    clients.sweep(wait=False)
+    assert clients.retired() == 0
+    assert Client.freed_on == []  # the caller went on before the client was freed
+    release.set()
+    clients.settle()
+    assert Client.freed_on == ["kafka-groups-free-clients"]
+    clients.settle()  # nothing left to wait for
+
+
+def test_a_sweep_that_does_not_wait_still_keeps_what_something_alive_holds(isolated):
+    client = Client()
+    clients.retire(client)
+    clients.sweep(wait=False)
+    clients.settle()
+    assert Client.freed_on == []
+    assert clients.retired() == 1
