@@ -88,10 +88,12 @@ class CreationRegistry:
         clients.sweep()
 
     def _write(self, topic: str, records: Iterable[tuple[str, dict[str, Any]]]) -> list[tuple[int, int]]:
-        """Produce and wait; (offset, broker timestamp) of each record, in order."""
+        """Produce and wait; (offset, broker timestamp) of each record, in order. The records go
+        out in one batch, so they share the broker's timestamp (partitions created by one
+        command have one creation time): none is sent before the flush, which sends at once."""
         from confluent_kafka import Producer
 
-        producer = Producer({**self._config(), "acks": "all", "linger.ms": 0})
+        producer = Producer({**self._config(), "acks": "all", "linger.ms": 60000})
         failures: list[str] = []
         written: list[tuple[int, int]] = []
 
