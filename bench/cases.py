@@ -23,6 +23,37 @@ class Case:
     # Ours likewise: --health exits 5 or 6 when a group is at risk or has lost records, as
     # groups that earlier cases left on the broker may be.
     our_exits: tuple[int, ...] = (0,)
+    # The benchmark topics it reads: names, or prefixes ending in "-" (see make_room).
+    topics: tuple[str, ...] = ()
+
+    def uses(self, topic: str) -> bool:
+        return any(topic == t or (t.endswith("-") and topic.startswith(t)) for t in self.topics)
+
+
+# A broker holds about one open file per partition, and a machine may allow it no more than
+# 20,000 (``ulimit -n``; the broker stops when its log directory runs out of them). The cases of
+# 10,000 partitions and those of 1,000 topics of 10 would need more together, so before a case
+# is set up on a broker holding more than this many partitions, the benchmark topics it does
+# not read are deleted (an earlier case sets them up again when run again).
+FREE_ABOVE = 8000
+
+
+def make_room(case: Case, bootstrap: str) -> None:
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    topics = admin.list_topics(timeout=30).topics
+    if sum(len(t.partitions) for t in topics.values()) <= FREE_ABOVE:
+        return
+    others = sorted(t for t in topics if t.startswith("bench-") and not case.uses(t))
+    for start in range(0, len(others), 100):
+        for future in admin.delete_topics(others[start : start + 100], operation_timeout=120).values():
+            future.result(180)
+    deadline = time.monotonic() + 300
+    while any(t in admin.list_topics(timeout=30).topics for t in others):
+        if time.monotonic() > deadline:
+            raise TimeoutError("the deleted benchmark topics did not go")
+        time.sleep(1)
 
 
 # -- cases ------------------------------------------------------------------------------
@@ -241,6 +272,7 @@ CASES = {
             _setup_groups(100),
             "kafka-consumer-groups",
             _cg("--list"),
+            topics=("bench-groups-100",),
         ),
         Case(
             "list-groups-1000",
@@ -248,6 +280,7 @@ CASES = {
             _setup_groups(1000),
             "kafka-consumer-groups",
             _cg("--list"),
+            topics=("bench-groups-1000",),
         ),
         Case(
             "describe-group-10p",
@@ -255,6 +288,7 @@ CASES = {
             _setup_active_group,
             "kafka-consumer-groups",
             _cg("--describe", "--group", "bench-describe-group"),
+            topics=("bench-describe",),
         ),
         Case(
             "describe-all-groups-1000",
@@ -262,6 +296,7 @@ CASES = {
             _setup_groups(1000),
             "kafka-consumer-groups",
             _cg("--describe", "--all-groups"),
+            topics=("bench-groups-1000",),
         ),
         Case(
             "topics-describe-1000x10",
@@ -269,6 +304,7 @@ CASES = {
             _setup_topics(1000, 10),
             "kafka-topics",
             _cg("--describe", "--topic", "bench-topic-.*"),
+            topics=("bench-topic-",),
         ),
         Case(
             "topics-list-1000",
@@ -276,6 +312,7 @@ CASES = {
             _setup_topics(1000, 10),
             "kafka-topics",
             _cg("--list"),
+            topics=("bench-topic-",),
         ),
         Case(
             "health-all-groups-1000",
@@ -286,6 +323,7 @@ CASES = {
             _cg("--describe", "--all-groups", "--health"),
             baseline=_cg("--describe", "--all-groups"),
             our_exits=(0, 5, 6),
+            topics=("bench-groups-1000",),
         ),
         Case(
             "lag-time-1000p",
@@ -295,6 +333,7 @@ CASES = {
             "kafka-consumer-groups",
             _cg("--describe", "--group", "bench-lag-1000-group", "--lag-time"),
             baseline=_cg("--describe", "--group", "bench-lag-1000-group"),
+            topics=("bench-lag-1000",),
         ),
         *(
             Case(
@@ -303,6 +342,7 @@ CASES = {
                 _setup_reset(n),
                 "kafka-consumer-groups",
                 _reset_args(n, f"--{mode}"),
+                topics=(f"bench-reset-{n}",),
             )
             for n in (10, 1000, 10000)
             for mode in ("dry-run", "execute")
@@ -313,6 +353,7 @@ CASES = {
             _setup_reset(10000),
             "kafka-consumer-groups",
             _cg("--describe", "--group", "bench-reset-10000-group"),
+            topics=("bench-reset-10000",),
         ),
         Case(
             "describe-all-groups-1000-and-10000p",
@@ -321,6 +362,7 @@ CASES = {
             _setup_all(_setup_groups(1000), _setup_reset(10000)),
             "kafka-consumer-groups",
             _cg("--describe", "--all-groups"),
+            topics=("bench-groups-1000", "bench-reset-10000"),
         ),
         Case(
             "topics-describe-400x10",
@@ -328,6 +370,7 @@ CASES = {
             _setup_topics(1000, 10),
             "kafka-topics",
             _cg("--describe", "--topic", "bench-topic-0[0-3].*"),
+            topics=("bench-topic-",),
         ),
         *(
             Case(

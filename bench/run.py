@@ -107,7 +107,8 @@ def run_case(case: Case, bootstrap: str, runs: int) -> dict[str, list[Sample]]:
             [
                 sys.executable,
                 "-c",
-                f"from bench.cases import CASES; CASES[{case.name!r}].setup({bootstrap!r})",
+                f"from bench.cases import CASES, make_room; case = CASES[{case.name!r}]; "
+                f"make_room(case, {bootstrap!r}); case.setup({bootstrap!r})",
             ],
             cwd=ROOT,
             check=True,
