@@ -1,8 +1,9 @@
-"""``--describe`` output: the Apache layouts of the offsets, members and state views."""
+"""``--describe`` output: the Apache layouts of the offsets, members and state views, the Rich
+tables and CSV (the JSON document is describe_json.py)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kafka_groups.core.describe import (
     MISSING,
@@ -23,7 +24,6 @@ from kafka_groups.core.times import iso_utc_ms
 if TYPE_CHECKING:
     from kafka_groups.render.registry import TableSpec
 
-JSON_SCHEMA = "kafka-group-tools/group-describe/v1"
 # --state --verbose: KIP-1282 appends GROUP-CREATION-TIME after #MEMBERS, which then needs a width.
 MEMBERS_WIDTH = 10
 
@@ -57,7 +57,7 @@ def _should_print(group: DescribedGroup, rows: int) -> bool:
 
 
 # -- offsets ----------------------------------------------------------------------------
-def _lag_ms(lag_times: LagTimes | None, r: OffsetRow) -> int | None:
+def lag_ms(lag_times: LagTimes | None, r: OffsetRow) -> int | None:
     """--lag-time: now minus the timestamp of the row's next record (None: no lag or unknown)."""
     if lag_times is None:
         return None
@@ -89,7 +89,7 @@ def _offsets_text(group: DescribedGroup, verbose: bool, lag_times: LagTimes | No
         cells = [r.group, r.topic, str(r.partition)] + ([_s(r.leader_epoch)] if verbose else [])
         cells += [_s(r.current_offset), _s(r.log_end_offset), _s(r.lag), _s(r.consumer_id), _s(r.host)]
         cells.append(_s(r.client_id))
-        cells += [_s(_lag_ms(lag_times, r))] if lag_times is not None else []
+        cells += [_s(lag_ms(lag_times, r))] if lag_times is not None else []
         out.append(line(cells))
     return "".join(out) + "\n"
 
@@ -238,7 +238,7 @@ def table(result: DescribeResult) -> TableSpec:
                 if result.verbose:  # as the Apache layout: the leader epoch after the partition
                     cells.insert(3, _s(r.leader_epoch))
                 if result.lag_times is not None:  # --lag-time: after LAG
-                    cells.insert(-3, human_duration(_lag_ms(result.lag_times, r)))
+                    cells.insert(-3, human_duration(lag_ms(result.lag_times, r)))
                 rows.append(cells)
                 styles.append(
                     "red"
@@ -284,71 +284,6 @@ def table(result: DescribeResult) -> TableSpec:
     columns = ["GROUP", "COORDINATOR (ID)", "STRATEGY", "STATE", "TYPE", "EPOCH"]
     columns += ["TARGET EPOCH", "MEMBERS", "CREATED"]
     return TableSpec("", columns, rows, (), "No groups.")
-
-
-def _group_json(group: DescribedGroup, view: View, lag_times: LagTimes | None = None) -> dict[str, Any]:
-    d = group.description
-    doc: dict[str, Any] = {
-        "group": d.group_id,
-        "state": d.state,
-        "type": d.type,
-        "coordinator": {"id": d.coordinator.node_id, "host": d.coordinator.host, "port": d.coordinator.port},
-        "assignment_strategy": d.assignor or None,
-        "group_epoch": d.group_epoch,
-        "target_assignment_epoch": d.target_assignment_epoch,
-        "members": [
-            {
-                "member_id": m.member_id,
-                "group_instance_id": m.instance_id,
-                "client_id": m.client_id,
-                "host": m.host,
-                "member_epoch": m.member_epoch,
-                "upgraded": m.upgraded,
-                "assignment": [{"topic": t, "partition": p} for t, p in sorted(set(m.assignment))],
-                "target_assignment": [
-                    {"topic": t, "partition": p} for t, p in sorted(set(m.target_assignment))
-                ],
-            }
-            for m in d.members
-        ],
-        "creation_time_ms": d.creation_time_ms
-        if d.creation_time_ms is not None and d.creation_time_ms >= 0
-        else None,
-        "start": None
-        if (start := group_start(group)) is None
-        else {"time_ms": start.time_ms, "source": start.source},
-    }
-    if view is View.OFFSETS:
-        doc["offsets"] = [
-            {
-                "topic": r.topic,
-                "partition": r.partition,
-                "current_offset": r.current_offset,
-                "leader_epoch": r.leader_epoch,
-                "log_start_offset": r.log_start_offset,
-                "log_end_offset": r.log_end_offset,
-                "lag": r.lag,
-                "out_of_range": r.out_of_range,
-                "member_id": r.consumer_id,
-                "host": r.host,
-                "client_id": r.client_id,
-            }
-            for r in group.rows
-        ]
-        if lag_times is not None:  # --lag-time: two keys more per row
-            for row, r in zip(doc["offsets"], group.rows, strict=True):
-                row["next_record_timestamp_ms"] = lag_times.timestamps.get((r.group, r.topic, r.partition))
-                row["lag_ms"] = _lag_ms(lag_times, r)
-    return doc
-
-
-def json(result: DescribeResult) -> dict[str, Any]:
-    return {
-        "schema": JSON_SCHEMA,
-        "view": result.view.value,
-        "groups": [_group_json(g, result.view, result.lag_times) for g in result.groups],
-        "missing_groups": list(result.missing),
-    }
 
 
 def csv(result: DescribeResult) -> list[list[str]]:

@@ -74,9 +74,11 @@ def renderer_for(result: object) -> Renderer:
     from kafka_groups.core.topics import TopicListResult
 
     if isinstance(result, DescribeResult):
-        from kafka_groups.render import describe
+        from kafka_groups.render import describe, describe_json
 
-        return Renderer(describe.text, describe.table, describe.json, describe.csv, describe.notices, True)
+        return Renderer(
+            describe.text, describe.table, describe_json.json, describe.csv, describe.notices, True
+        )
 
     if isinstance(result, TopicListResult):
         from kafka_groups.render import topics_list
