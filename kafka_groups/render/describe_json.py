@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kafka_groups.core.describe import DescribedGroup, DescribeResult, LagTimes, View
+from kafka_groups.core.describe import DescribedGroup, DescribeResult, LagTimes, OffsetRow, View
 from kafka_groups.render.describe import group_start, lag_ms
 
+if TYPE_CHECKING:
+    from kafka_groups.core.streams import StreamsOffsetRow
+
 JSON_SCHEMA = "kafka-group-tools/group-describe/v1"
+
+
+def offset_json(r: OffsetRow | StreamsOffsetRow) -> dict[str, Any]:
+    """The keys of an offsets row that consumer and streams groups share (docs/json.md)."""
+    return {
+        "topic": r.topic,
+        "partition": r.partition,
+        "current_offset": r.current_offset,
+        "leader_epoch": r.leader_epoch,
+        "log_start_offset": r.log_start_offset,
+        "log_end_offset": r.log_end_offset,
+        "lag": r.lag,
+    }
 
 
 def _group_json(group: DescribedGroup, view: View, lag_times: LagTimes | None = None) -> dict[str, Any]:
@@ -45,13 +61,7 @@ def _group_json(group: DescribedGroup, view: View, lag_times: LagTimes | None = 
     if view is View.OFFSETS:
         doc["offsets"] = [
             {
-                "topic": r.topic,
-                "partition": r.partition,
-                "current_offset": r.current_offset,
-                "leader_epoch": r.leader_epoch,
-                "log_start_offset": r.log_start_offset,
-                "log_end_offset": r.log_end_offset,
-                "lag": r.lag,
+                **offset_json(r),
                 "out_of_range": r.out_of_range,
                 "member_id": r.consumer_id,
                 "host": r.host,

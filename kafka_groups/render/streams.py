@@ -18,6 +18,7 @@ from kafka_groups.core.streams import (
 )
 from kafka_groups.core.times import iso_utc_ms
 from kafka_groups.render.describe import MEMBERS_WIDTH
+from kafka_groups.render.describe_json import offset_json
 
 if TYPE_CHECKING:
     from kafka_groups.render.registry import TableSpec
@@ -285,18 +286,7 @@ def _group_json(d: DescribedStreamsGroup, view: str) -> dict[str, Any]:
         else None,
     }
     if view == "offsets":
-        doc["offsets"] = [
-            {
-                "topic": r.topic,
-                "partition": r.partition,
-                "current_offset": r.current_offset,
-                "leader_epoch": r.leader_epoch,
-                "log_start_offset": r.log_start_offset,
-                "log_end_offset": r.log_end_offset,
-                "lag": r.lag,
-            }
-            for r in d.rows
-        ]
+        doc["offsets"] = [offset_json(r) for r in d.rows]
     return doc
 
 
