@@ -279,6 +279,11 @@ class Connection(ProtocolCalls):
                 raise Unavailable(missing, describe_error(exc)) from None
             raise self._unreachable(exc) from None
 
+    def _knows(self, topic: str) -> bool:
+        """Whether this connection has read the topic's metadata (and so has librdkafka)."""
+        cached = self._cached_metadata
+        return topic in self._topic_metadata or (cached is not None and topic in cached.topics)
+
     def forget_metadata(self) -> None:
         """The next read fetches metadata again (partitions may have been added)."""
         self._cached_metadata = None

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 LIST_OFFSETS_CALL = 250
 LOG = logging.getLogger(__name__)
 NO_OFFSET_FOR_TIME = -1  # ListOffsets by timestamp: no record at or after it
+_LEADER = "\x00leader\x00"  # in a failure's words until _explain names the partition's leader
 
 
 class OffsetsAccess(Connection):
@@ -86,15 +87,15 @@ class OffsetsAccess(Connection):
     def log_offsets(
         self, partitions: set[TopicPartition], earliest: bool = False, latest: bool = True
     ) -> tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]]:
-        """Log end offsets (``latest``) and log start offsets (``earliest``): one Metadata
-        request, then ListOffsets for the partitions that have a leader (both kinds in flight
-        together, in calls of ``LIST_OFFSETS_CALL`` partitions). A partition the metadata does
-        not know maps to None.
+        """Log end offsets (``latest``) and log start offsets (``earliest``): ListOffsets, both
+        kinds in flight together, in calls of ``LIST_OFFSETS_CALL`` partitions (librdkafka finds
+        the leaders). Only what cannot be read is looked up in the cluster metadata: a
+        partition the metadata does not know maps to None.
 
         A partition that exists but whose offset cannot be read now (no leader, a leader that
         does not answer or is no longer the leader, a sentinel such as -1001 in place of an
         offset) is asked again, after fresh metadata, until ``--timeout``; then the error
-        names the partitions. A sentinel is never returned as an offset."""
+        names the partitions and their leaders. A sentinel is never returned as an offset."""
         ends: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if latest else {}
         starts: dict[TopicPartition, int | None] = dict.fromkeys(partitions) if earliest else {}
         if not partitions or not (earliest or latest):
@@ -107,47 +108,70 @@ class OffsetsAccess(Connection):
             todo = {tp for _, target in kinds for tp, offset in target.items() if offset is None} - absent
             if not todo:
                 return
-            leaders, leaderless, unknown = self._leadership(todo)
-            absent.update(unknown)
-            failures: dict[tuple[str, TopicPartition], str] = {
-                (kind, tp): "no leader" for kind, target in kinds for tp in leaderless if tp in target
-            }
-            if leaders:
-                self._list_offsets(leaders, kinds, failures, deadline)
+            failures: dict[tuple[str, TopicPartition], str | KafkaException] = {}
+            self._list_offsets(sorted(todo), kinds, failures, deadline)
             if failures:
-                raise Unavailable(_offsets_missing(failures), _common_reason(failures))
+                self._explain(failures, absent)
+            for (kind, (topic, partition)), failed in sorted(failures.items()):
+                if not isinstance(failed, str):  # no attempt gets past it
+                    raise self._admin_error(failed, f"reading the log {kind} offset of {topic}-{partition}")
+            if failures:
+                raise _unavailable(failures)
 
         self._retrying("the log offsets", attempt)
         return ends, starts
 
     def _list_offsets(
         self,
-        leaders: dict[int, list[TopicPartition]],
+        todo: list[TopicPartition],
         kinds: list[tuple[str, dict[TopicPartition, int | None]]],
-        failures: dict[tuple[str, TopicPartition], str],
+        failures: dict[tuple[str, TopicPartition], str | KafkaException],
         deadline: Deadline,
     ) -> None:
         """ListOffsets for the partitions of ``kinds`` still unknown, both kinds in flight
-        together; what cannot be read now goes to ``failures``."""
+        together; what cannot be read goes to ``failures`` (:meth:`_settle`), to be explained.
+
+        librdkafka looks each call's leaders up in its metadata and asks the cluster, once per
+        call, for the topics it does not know yet: when several calls are to go out for
+        topics this connection has read no metadata of, one partition of each topic goes first
+        and alone, so that the other calls find them known."""
         from confluent_kafka.admin._listoffsets import OffsetSpec
 
-        led = sorted(tp for tps in leaders.values() for tp in tps)
-        leader_of = {tp: leader for leader, tps in leaders.items() for tp in tps}
         specs = {"end": OffsetSpec.latest(), "start": OffsetSpec.earliest()}  # type: ignore[no-untyped-call]
+        wanted = {kind: [tp for tp in todo if target.get(tp, 0) is None] for kind, target in kinds}
+        if sum(-(-len(tps) // LIST_OFFSETS_CALL) for tps in wanted.values()) > 1:
+            kind, target = kinds[0]
+            firsts = {tp[0]: tp for tp in reversed(wanted[kind]) if not self._knows(tp[0])}
+            if firsts:
+                first = self._send_list_offsets(sorted(firsts.values()), specs[kind], deadline)()
+                self._settle(first, kind, "", target, failures, True)
+                wanted[kind] = [tp for tp in wanted[kind] if tp not in first]
         pending = [
-            (
-                kind,
-                target,
-                self._send_list_offsets(
-                    [tp for tp in led if target.get(tp, 0) is None], specs[kind], deadline
-                ),
-            )
+            (kind, target, self._send_list_offsets(wanted[kind], specs[kind], deadline))
             for kind, target in kinds
+            if wanted[kind]
         ]
         for kind, target, answers in pending:
-            self._settle(
-                answers(), kind, f"reading the log {kind} offset of {{}}", target, failures, leader_of
-            )
+            self._settle(answers(), kind, "", target, failures, True)
+
+    def _explain(
+        self, failures: dict[tuple[str, TopicPartition], str | KafkaException], absent: set[TopicPartition]
+    ) -> None:
+        """The partitions whose offsets could not be read, looked up in the cluster metadata:
+        those it does not know leave ``failures`` for ``absent`` (whatever ListOffsets said of
+        them); the others are named with their leader, or as having none."""
+        leaders, leaderless, unknown = self._leadership({tp for _, tp in failures})
+        absent.update(unknown)
+        leader_of = {tp: leader for leader, tps in leaders.items() for tp in tps}
+        without = set(leaderless)
+        for key, reason in list(failures.items()):
+            tp = key[1]
+            if tp in absent:
+                del failures[key]
+            elif tp in without:
+                failures[key] = "no leader"
+            elif isinstance(reason, str):
+                failures[key] = reason.replace(_LEADER, f"leader broker {leader_of[tp]}")
 
     def _settle(
         self,
@@ -155,31 +179,33 @@ class OffsetsAccess(Connection):
         kind: str,
         doing: str,
         target: dict[TopicPartition, int | None],
-        failures: dict[tuple[str, TopicPartition], str],
-        leader_of: dict[TopicPartition, int] | None = None,
+        failures: dict[tuple[str, TopicPartition], str | KafkaException],
+        name_leader: bool = False,
         no_offset: int | None = None,
     ) -> None:
         """Each answer of :meth:`_send_list_offsets` to its place: an offset into ``target``
         (``no_offset``, the answer that means there is none, as None); a reason to try again or
-        a sentinel in place of an offset into ``failures``, naming the leader when ``leader_of``
-        knows it; an error no attempt gets past raised, ``doing`` naming the partition."""
+        a sentinel in place of an offset into ``failures``. An error no attempt gets past is
+        raised, ``doing`` naming the partition; with ``name_leader`` it goes to ``failures``
+        too, and the reasons are worded for :meth:`_explain` to name the leader."""
         from confluent_kafka import KafkaException
 
-        def leader(key: TopicPartition) -> str:
-            return f"leader broker {leader_of[key]}" if leader_of else "the leader"
-
+        leader = _LEADER if name_leader else "the leader"
         for key, offset in answers.items():
             if isinstance(offset, int):  # the common answer first: thousands of them
                 if no_offset is not None and offset == no_offset:
                     target[key] = None
                 elif is_sentinel(offset):
-                    failures[(kind, key)] = f"{leader(key)} answered {offset} instead of an offset"
+                    failures[(kind, key)] = f"{leader} answered {offset} instead of an offset"
                 else:
                     target[key] = offset
             elif isinstance(offset, KafkaException):
-                raise self._admin_error(offset, doing.format(f"{key[0]}-{key[1]}"))
+                if name_leader:
+                    failures[(kind, key)] = offset
+                else:
+                    raise self._admin_error(offset, doing.format(f"{key[0]}-{key[1]}"))
             else:
-                failures[(kind, key)] = f"{leader(key)}: {offset}" if leader_of else offset
+                failures[(kind, key)] = f"{leader}: {offset}" if name_leader else offset
 
     def _send_list_offsets(
         self, partitions: list[TopicPartition], spec: Any, deadline: Deadline
@@ -266,7 +292,7 @@ class OffsetsAccess(Connection):
 
         def attempt(deadline: Deadline) -> None:
             todo = sorted(tp for tp in partitions if tp not in found)
-            failures: dict[tuple[str, TopicPartition], str] = {}
+            failures: dict[tuple[str, TopicPartition], str | KafkaException] = {}
             answers = self._send_list_offsets(todo, spec, deadline)()
             self._settle(
                 answers,
@@ -277,10 +303,16 @@ class OffsetsAccess(Connection):
                 no_offset=NO_OFFSET_FOR_TIME,
             )
             if failures:
-                raise Unavailable(_offsets_missing(failures), _common_reason(failures))
+                raise _unavailable(failures)
 
         self._retrying("the offsets by timestamp", attempt)
         return found
+
+
+def _unavailable(failures: dict[tuple[str, TopicPartition], str | KafkaException]) -> Unavailable:
+    """What an attempt lacks, and why, for another attempt (the reasons are words by now)."""
+    reasons = {key: str(failed) for key, failed in failures.items()}
+    return Unavailable(_offsets_missing(reasons), _common_reason(reasons))
 
 
 def _binding_list_offsets(admin: Any, requested: list[Any], answer: Any, timeout: float) -> None:
