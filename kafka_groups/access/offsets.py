@@ -34,6 +34,9 @@ LIST_OFFSETS_CALL = 250
 LOG = logging.getLogger(__name__)
 NO_OFFSET_FOR_TIME = -1  # ListOffsets by timestamp: no record at or after it
 _LEADER = "\x00leader\x00"  # in a failure's words until _explain names the partition's leader
+# A partition or topic librdkafka's metadata does not have: librdkafka's own _UNKNOWN_PARTITION
+# and _UNKNOWN_TOPIC, and the broker's UNKNOWN_TOPIC_OR_PART.
+UNKNOWN_TO_CLIENT = frozenset({-190, -188, 3})
 
 
 class OffsetsAccess(Connection):
@@ -251,6 +254,10 @@ class OffsetsAccess(Connection):
                 # librdkafka fails a whole call whose partitions all lack a leader in its
                 # metadata ("No leaders found"), as after a broker stopped.
                 return "no leader"
+            if error_code(failed) in UNKNOWN_TO_CLIENT:
+                # Not in librdkafka's metadata: gone, or added since it last read it (the
+                # cluster metadata read to explain the failure brings it up to date).
+                return "not in the client's metadata"
             return failed
 
         def answers() -> dict[TopicPartition, int | str | KafkaException]:

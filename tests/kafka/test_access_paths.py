@@ -12,6 +12,7 @@ from kafka_groups.access.cluster import KafkaAccess
 from kafka_groups.settings import resolve_settings
 from tests.kafka_helpers import (
     Record,
+    add_partitions,
     commit_offsets,
     committed,
     create_topic,
@@ -102,6 +103,23 @@ def test_log_offsets_in_calls_of_any_size(broker, access, monkeypatch, call, bin
         assert sum(sizes) == 2 * 5 + 2 * 3 and max(sizes) <= call, sizes
         fewest = 2 * -(-5 // call) + 2 * -(-3 // call)
         assert len(sizes) <= fewest + 2, sizes
+
+
+def test_log_offsets_of_partitions_added_since_the_connection_read_the_topic(broker, access):
+    """librdkafka keeps the topic's old partition count in its metadata and answers that a new
+    partition is unknown; the cluster metadata read to explain that brings it up to date, and
+    the next attempt reads the offsets (a PolicyConsumer's long-lived connection meets this
+    each time the topic grows)."""
+    bs = broker.bootstrap
+    topic = create_topic(bs, unique("ap-grow"), partitions=2)
+    produce(bs, topic, [Record(p, "x") for p in range(2)])
+    assert access.log_offsets({(topic, 0), (topic, 1)})[0] == {(topic, 0): 1, (topic, 1): 1}
+    add_partitions(bs, topic, 4)
+    produce(bs, topic, [Record(p, "x") for p in (2, 3) for _ in range(2)])
+    access.forget_metadata()
+    ends, starts = access.log_offsets({(topic, p) for p in range(4)}, earliest=True)
+    assert ends == {(topic, 0): 1, (topic, 1): 1, (topic, 2): 2, (topic, 3): 2}
+    assert starts == dict.fromkeys(ends, 0)
 
 
 @pytest.mark.parametrize("many", [False, True])
