@@ -141,7 +141,7 @@ class DescribeGroupsRequest:
             # A terminal: the loss radar's marks on lost and at-risk rows (piped text stays Apache's).
             from kafka_groups.commands.health import risk_marks
 
-            described, read = risk_marks(access, described)
+            described, read = risk_marks(access, described, warnings)
         if not self.lag_time:
             return described, missing, None
         if read is None:

@@ -5,7 +5,6 @@ creation times, the groups' recorded policies and starts) in batches, then class
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -33,12 +32,13 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def _best_effort(what: str, read: Callable[[], T], empty: T) -> T:
-    """A read the radar can do without: its failure is a note on stderr, not a failure."""
+def _best_effort(what: str, read: Callable[[], T], empty: T, notes: list[str]) -> T:
+    """A read the radar can do without: its failure is a note (a warning of the outcome), not
+    a failure."""
     try:
         return read()
     except CliError as exc:
-        print(escape_controls(f"Note: {what} could not be read ({exc.message})"), file=sys.stderr)
+        notes.append(f"Note: {what} could not be read ({exc.message})")
         return empty
 
 
@@ -49,10 +49,12 @@ def gather_health(
     owners: Mapping[str, Mapping[TopicPartition, str]],
     creation_times: Mapping[str, int | None],
     now_ms: int,
+    notes: list[str],
 ) -> list[GroupHealth]:
     """The radar of the described groups: ``states`` (group -> state, in output order),
     ``owners`` (group -> partition -> the member assigned it), ``creation_times`` (group -> the
-    broker's creation time, KIP-1282, where known)."""
+    broker's creation time, KIP-1282, where known); what it could do without and could not
+    read goes to ``notes``."""
     from kafka_groups.access.policy_io import group_starts, partition_ages
     from kafka_groups.access.registry import CreationRegistry
     from kafka_groups.access.retention import partition_sizes, retention_of
@@ -83,7 +85,7 @@ def gather_health(
                 reading.setdefault(tp, set()).add(done.offset)
     timestamps = next_timestamps(access, reading)
     retention: dict[str, Retention] = _best_effort(
-        "the topics' retention settings", lambda: retention_of(access, topics), {}
+        "the topics' retention settings", lambda: retention_of(access, topics), {}, notes
     )
     by_bytes = {t for t, r in retention.items() if r.bytes is not None and r.bytes > 0}
     leaders = {(t, p): leader for t in by_bytes for p, leader in layout.get(t, {}).items() if leader >= 0}
@@ -95,15 +97,19 @@ def gather_health(
             "the partitions' creation times",
             lambda: partition_ages(access, registry, uncommitted_topics),
             {},
+            notes,
         )
         if uncommitted_topics
         else {}
     )
     policies: dict[str, tuple[str, bool]] = _best_effort(
-        "the groups' recorded policies", lambda: registry.recorded_policies(groups), {}
+        "the groups' recorded policies", lambda: registry.recorded_policies(groups), {}, notes
     )
     recorded_starts: dict[str, GroupStart] = _best_effort(
-        "the groups' recorded starts", lambda: group_starts(access.settings, groups, creation_times), {}
+        "the groups' recorded starts",
+        lambda: group_starts(access.settings, groups, creation_times),
+        {},
+        notes,
     )
     result = []
     for g in groups:
@@ -206,7 +212,7 @@ def health_outcome(result: HealthResult, output: Any) -> Outcome:
         failure = HealthAlert(summary(result), code)
     elif missing_message:
         failure = PartialFailure(missing_message) if result.groups else NotFoundError(missing_message)
-    return Outcome(result, output, notices=tuple(notices), failure=failure)
+    return Outcome(result, output, warnings=result.notes, notices=tuple(notices), failure=failure)
 
 
 def _now() -> int:
@@ -225,8 +231,9 @@ def consumer_health(
     states = {g: found[g].state for g in ordered}
     times = {g: found[g].creation_time_ms for g in ordered}
     now = _now()
-    groups = gather_health(access, states, "consumer", owners, times, now)
-    return HealthResult(tuple(groups), now, tuple(missing), missing_note(missing))
+    notes: list[str] = []
+    groups = gather_health(access, states, "consumer", owners, times, now, notes)
+    return HealthResult(tuple(groups), now, tuple(missing), missing_note(missing), tuple(notes))
 
 
 def streams_health(access: KafkaAccess, ids: list[str]) -> HealthResult:
@@ -236,17 +243,19 @@ def streams_health(access: KafkaAccess, ids: list[str]) -> HealthResult:
     states = {g: found[g].state for g in ordered}
     times = {g: found[g].creation_time_ms for g in ordered}
     now = _now()
-    groups = gather_health(access, states, "streams", {}, times, now)
+    notes: list[str] = []
+    groups = gather_health(access, states, "streams", {}, times, now, notes)
     note = "; ".join(missing.values()) or None
-    return HealthResult(tuple(groups), now, tuple(missing), note)
+    return HealthResult(tuple(groups), now, tuple(missing), note, tuple(notes))
 
 
 def risk_marks(
-    access: KafkaAccess, described: Sequence[DescribedGroup]
+    access: KafkaAccess, described: Sequence[DescribedGroup], notes: list[str]
 ) -> tuple[list[DescribedGroup], LagTimes | None]:
     """The default describe on a terminal: the radar's rule (core/health.classify) on the rows
     already read, so lost and at-risk rows are marked in the Rich table. Costs one Fetch per
-    leader and one DescribeConfigs, only when some row has lag; any failure marks nothing."""
+    leader and one DescribeConfigs, only when some row has lag; any failure marks nothing and
+    is a note."""
     from dataclasses import replace
 
     from kafka_groups.access.policy_io import now_ms
@@ -258,10 +267,10 @@ def risk_marks(
     lagging = [r for g in described for r in g.rows if behind(r)]
     if not lagging:
         return list(described), None
-    times = _best_effort("the next records' timestamps", lambda: lag_times(access, described), None)
+    times = _best_effort("the next records' timestamps", lambda: lag_times(access, described), None, notes)
     topics = {r.topic for r in lagging}
     retention: dict[str, Retention] = _best_effort(
-        "the topics' retention settings", lambda: retention_of(access, topics), {}
+        "the topics' retention settings", lambda: retention_of(access, topics), {}, notes
     )
     now = times.now_ms if times is not None else now_ms()
     marked = []

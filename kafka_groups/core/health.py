@@ -230,6 +230,7 @@ class HealthResult:
     now_ms: int
     missing: tuple[str, ...] = ()
     missing_note: str | None = None  # the line that names the missing groups, as describe words it
+    notes: tuple[str, ...] = ()  # what the radar could do without and could not read
 
     @property
     def severity(self) -> Severity:

@@ -231,3 +231,26 @@ def test_the_json_document_has_the_documented_keys():
         "retention_bytes", "size_bytes", "deleted_in_ms", "created_ms", "protected_by", "member_id", "detail",
     }  # fmt: skip
     assert all(set(p) == keys for p in group["partitions"])
+
+
+def test_a_read_the_radar_does_without_is_a_warning_of_its_outcome(capsys):
+    """Retention settings, creation times, policies and starts that cannot be read are notes
+    on the outcome (stderr before the rows, one renderer), never printed by the command; a
+    live --watch view is never written over."""
+    from kafka_groups.commands.health import _best_effort, health_outcome
+    from kafka_groups.errors import ClusterError
+    from kafka_groups.render import OutputFormat
+
+    notes: list[str] = []
+
+    def refused() -> dict[str, int]:
+        raise ClusterError("describing configs failed: not authorized")
+
+    assert _best_effort("the topics' retention settings", refused, {}, notes) == {}
+    assert _best_effort("the groups' recorded policies", lambda: {"g": 1}, {}, notes) == {"g": 1}
+    assert capsys.readouterr() == ("", "")
+    assert notes == [
+        "Note: the topics' retention settings could not be read (describing configs failed: not authorized)"
+    ]
+    outcome = health_outcome(HealthResult((), NOW, notes=tuple(notes)), OutputFormat.TEXT)
+    assert outcome.warnings == tuple(notes)
