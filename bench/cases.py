@@ -30,38 +30,6 @@ class Case:
         return any(topic == t or (t.endswith("-") and topic.startswith(t)) for t in self.topics)
 
 
-# A broker holds about one open file per partition, and a machine may allow it no more than
-# 20,000 (``ulimit -n``; the broker stops when its log directory runs out of them). The cases of
-# 10,000 partitions and those of 1,000 topics of 10 would need more together, so before a case
-# is set up on a broker holding more than this many partitions, the benchmark topics it does
-# not read are deleted (an earlier case sets them up again when run again).
-FREE_ABOVE = 8000
-# A broker closes a deleted partition's files about a minute after the deletion (seen here: 10,000
-# files open 55 s after, none at 64 s; file.delete.delay.ms at 1 s did not shorten it).
-FILES_CLOSED_S = 70
-
-
-def make_room(case: Case, bootstrap: str) -> None:
-    from confluent_kafka.admin import AdminClient
-
-    if not case.topics:
-        return
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    topics = admin.list_topics(timeout=30).topics
-    if sum(len(t.partitions) for t in topics.values()) <= FREE_ABOVE:
-        return
-    others = sorted(t for t in topics if t.startswith("bench-") and not case.uses(t))
-    for start in range(0, len(others), 100):
-        for future in admin.delete_topics(others[start : start + 100], operation_timeout=120).values():
-            future.result(180)
-    deadline = time.monotonic() + 300
-    while any(t in admin.list_topics(timeout=30).topics for t in others):
-        if time.monotonic() > deadline:
-            raise TimeoutError("the deleted benchmark topics did not go")
-        time.sleep(1)
-    time.sleep(FILES_CLOSED_S)
-
-
 # -- cases ------------------------------------------------------------------------------
 def _setup_groups(count: int) -> Callable[[str], None]:
     def setup(bootstrap: str) -> None:
