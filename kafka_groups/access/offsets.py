@@ -115,11 +115,8 @@ class OffsetsAccess(Connection):
             self._list_offsets(sorted(todo), kinds, failures, deadline)
             if failures:
                 self._explain(failures, absent)
-            for (kind, (topic, partition)), failed in sorted(failures.items()):
-                if not isinstance(failed, str):  # no attempt gets past it
-                    raise self._admin_error(failed, f"reading the log {kind} offset of {topic}-{partition}")
-            if failures:
-                raise _unavailable(failures)
+            if failures:  # what the metadata does not know has left them
+                raise self._failure(failures, lambda kind, name: f"reading the log {kind} offset of {name}")
 
         self._retrying("the log offsets", attempt)
         return ends, starts
@@ -147,7 +144,7 @@ class OffsetsAccess(Connection):
             firsts = {tp[0]: tp for tp in reversed(wanted[kind]) if not self._knows(tp[0])}
             if firsts:
                 first = self._send_list_offsets(sorted(firsts.values()), specs[kind], deadline)()
-                self._settle(first, kind, "", target, failures, True)
+                self._settle(first, kind, target, failures, name_leader=True)
                 wanted[kind] = [tp for tp in wanted[kind] if tp not in first]
         pending = [
             (kind, target, self._send_list_offsets(wanted[kind], specs[kind], deadline))
@@ -155,7 +152,7 @@ class OffsetsAccess(Connection):
             if wanted[kind]
         ]
         for kind, target, answers in pending:
-            self._settle(answers(), kind, "", target, failures, True)
+            self._settle(answers(), kind, target, failures, name_leader=True)
 
     def _explain(
         self, failures: dict[tuple[str, TopicPartition], str | KafkaException], absent: set[TopicPartition]
@@ -180,19 +177,15 @@ class OffsetsAccess(Connection):
         self,
         answers: dict[TopicPartition, int | str | KafkaException],
         kind: str,
-        doing: str,
         target: dict[TopicPartition, int | None],
         failures: dict[tuple[str, TopicPartition], str | KafkaException],
         name_leader: bool = False,
         no_offset: int | None = None,
     ) -> None:
         """Each answer of :meth:`_send_list_offsets` to its place: an offset into ``target``
-        (``no_offset``, the answer that means there is none, as None); a reason to try again or
-        a sentinel in place of an offset into ``failures``. An error no attempt gets past is
-        raised, ``doing`` naming the partition; with ``name_leader`` it goes to ``failures``
-        too, and the reasons are worded for :meth:`_explain` to name the leader."""
-        from confluent_kafka import KafkaException
-
+        (``no_offset``, the answer that means there is none, as None); a reason to try again, a
+        sentinel in place of an offset, or an error no attempt gets past into ``failures``
+        (``name_leader``: the reasons worded for :meth:`_explain` to name the leader)."""
         leader = _LEADER if name_leader else "the leader"
         for key, offset in answers.items():
             if isinstance(offset, int):  # the common answer first: thousands of them
@@ -202,13 +195,24 @@ class OffsetsAccess(Connection):
                     failures[(kind, key)] = f"{leader} answered {offset} instead of an offset"
                 else:
                     target[key] = offset
-            elif isinstance(offset, KafkaException):
-                if name_leader:
-                    failures[(kind, key)] = offset
-                else:
-                    raise self._admin_error(offset, doing.format(f"{key[0]}-{key[1]}"))
-            else:
+            elif isinstance(offset, str):
                 failures[(kind, key)] = f"{leader}: {offset}" if name_leader else offset
+            else:
+                failures[(kind, key)] = offset
+
+    def _failure(
+        self,
+        failures: dict[tuple[str, TopicPartition], str | KafkaException],
+        doing: Callable[[str, str], str],
+    ) -> Exception:
+        """What an attempt that left ``failures`` raises: the first error no attempt gets past
+        (``doing(kind, "topic-partition")`` words what failed), else ``Unavailable`` naming what
+        is missing and why, for another attempt."""
+        for (kind, (topic, partition)), failed in sorted(failures.items()):
+            if not isinstance(failed, str):
+                return self._admin_error(failed, doing(kind, f"{topic}-{partition}"))
+        reasons = {key: str(failed) for key, failed in failures.items()}
+        return Unavailable(_offsets_missing(reasons), _common_reason(reasons))
 
     def _send_list_offsets(
         self, partitions: list[TopicPartition], spec: Any, deadline: Deadline
@@ -301,25 +305,12 @@ class OffsetsAccess(Connection):
             todo = sorted(tp for tp in partitions if tp not in found)
             failures: dict[tuple[str, TopicPartition], str | KafkaException] = {}
             answers = self._send_list_offsets(todo, spec, deadline)()
-            self._settle(
-                answers,
-                "by-time",
-                "looking up {} by timestamp",
-                found,
-                failures,
-                no_offset=NO_OFFSET_FOR_TIME,
-            )
+            self._settle(answers, "by-time", found, failures, no_offset=NO_OFFSET_FOR_TIME)
             if failures:
-                raise _unavailable(failures)
+                raise self._failure(failures, lambda _kind, name: f"looking up {name} by timestamp")
 
         self._retrying("the offsets by timestamp", attempt)
         return found
-
-
-def _unavailable(failures: dict[tuple[str, TopicPartition], str | KafkaException]) -> Unavailable:
-    """What an attempt lacks, and why, for another attempt (the reasons are words by now)."""
-    reasons = {key: str(failed) for key, failed in failures.items()}
-    return Unavailable(_offsets_missing(reasons), _common_reason(reasons))
 
 
 def _binding_list_offsets(admin: Any, requested: list[Any], answer: Any, timeout: float) -> None:

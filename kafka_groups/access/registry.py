@@ -12,7 +12,8 @@ recorded time is the broker's clock, not a client's) keep what today's brokers d
   KIP-1327), with the topic id, so a topic deleted and created again elsewhere has no age.
 
 Where the broker reports these times itself (ConsumerGroupDescribe v2, DescribeTopicPartitions
-v1), the broker wins.
+v1), the broker wins. A third compacted topic, :data:`GROUP_POLICY_TOPIC`, keeps each group's
+last policy for kafka-topics' partition-expansion guard.
 """
 
 from __future__ import annotations
