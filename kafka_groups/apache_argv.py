@@ -10,7 +10,6 @@ Pure code: no I/O.
 
 from __future__ import annotations
 
-import difflib
 import enum
 import re
 from collections.abc import Iterable, Sequence
@@ -36,6 +35,8 @@ def closest(word: str, choices: Iterable[str]) -> str | None:
     prefixed = [c for c in names if word and c.startswith(word)]
     if len(prefixed) == 1:
         return prefixed[0]
+    import difflib  # only for a mistyped option
+
     near = difflib.get_close_matches(word, names, n=1, cutoff=0.7)
     return near[0] if near else None
 

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 
 from kafka_groups.errors import ConfigError
 from kafka_groups.escape import escape_controls
-from kafka_groups.jaas import JaasEntry as JaasEntry  # kept importable from here
-from kafka_groups.jaas import parse_jaas as parse_jaas
 from kafka_groups.timeouts import LONGEST_MS, whole_ms
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -217,6 +215,8 @@ def _sasl(props: Mapping[str, str], mechanism: str) -> dict[str, object]:
         if mechanism == "GSSAPI":  # a JAAS file given to the JVM: the ticket cache is used
             return {"kerberos": {"service.name": props.get("sasl.kerberos.service.name", "kafka")}}
         raise ConfigError(f"sasl.mechanism={mechanism} needs sasl.jaas.config")
+    from kafka_groups.jaas import parse_jaas  # only where SASL is configured
+
     jaas = parse_jaas(jaas_text)
     expected = _LOGIN_MODULES[mechanism]
     if jaas.module != expected:

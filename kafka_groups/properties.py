@@ -10,8 +10,6 @@ Latin-1 when it is not UTF-8) and words the errors.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from kafka_groups.errors import ConfigError
 
 
@@ -29,7 +27,8 @@ def parse_properties(text: str, where: str = "properties") -> dict[str, str]:
 def load_properties(path: str) -> dict[str, str]:
     """Read a properties file; a missing or unreadable file is a ConfigError."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as file:  # not pathlib: it is the only user on a command's path
+            data = file.read()
     except OSError as exc:
         raise ConfigError(f"cannot read --command-config file {path}: {exc.strerror or exc}") from None
     # Properties.load(InputStream) reads ISO-8859-1; Utils.loadProps uses a Reader (UTF-8).

@@ -9,7 +9,6 @@ import logging
 from collections.abc import Mapping
 
 from kafka_groups.errors import ConfigError
-from kafka_groups.jaas import parse_jaas
 
 # Keys whose values are secret, in Java properties and in the clients' own configurations.
 SECRET_KEYS = frozenset(
@@ -40,6 +39,8 @@ def secret_values(props: Mapping[str, str]) -> set[str]:
     secrets = {v for k, v in props.items() if k in SECRET_KEYS and v}
     jaas = props.get("sasl.jaas.config")
     if jaas:
+        from kafka_groups.jaas import parse_jaas  # only where SASL is configured
+
         try:
             options = parse_jaas(jaas).options
         except ConfigError:

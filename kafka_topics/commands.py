@@ -6,7 +6,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kafka_groups.commands.backup import connection_flags
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.errors import CliError, TopicCommandError
 from kafka_groups.render import OutputFormat, stdout_line
@@ -222,6 +221,7 @@ class AlterTopicRequest:
         """Add the partitions; when the answer is lost, count them again. Returns the verdict
         to conclude when a topic did not grow or could not be counted; ``notes`` gets what is
         worth saying about a lost answer whose change landed."""
+        from kafka_groups.commands.backup import connection_flags
         from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify
 
         grows = ", ".join(f"{n} ({before[n]} -> {self.partitions})" for n in targets)
@@ -300,6 +300,7 @@ class DeleteTopicsRequest:
     def _send(self, access: KafkaAccess, names: list[str]) -> Verdict | None:
         """Delete the topics; when the answer is lost, list them again. Returns the verdict to
         conclude when a topic is still there or the listing failed."""
+        from kafka_groups.commands.backup import connection_flags
         from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, topics_left
 
         announce(f"Deleting topics: {', '.join(names)}")

@@ -5,7 +5,6 @@ way, as the Java client given the same ``--command-config`` file would."""
 from __future__ import annotations
 
 import base64
-import json
 import os
 import sys
 import threading
@@ -13,14 +12,13 @@ import time
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from kafka_groups.access import tls
 from kafka_groups.client_config import TUNING, ClientSecurity, OAuth, client_security
 from kafka_groups.errors import ClusterError, ConfigError
 from kafka_groups.escape import escape_controls
 from kafka_groups.secrets import redact
 from kafka_groups.settings import ConnectionSettings
 
-if TYPE_CHECKING:  # ssl and urllib load only where TLS or an OAuth endpoint is used
+if TYPE_CHECKING:  # ssl, urllib, json and the stores load only where TLS, OAuth or --debug is used
     import ssl
 
 _FIRST_RECONNECT_BACKOFF_MS = 10
@@ -69,6 +67,8 @@ def librdkafka_config(settings: ConnectionSettings) -> dict[str, Any]:
         if sec.kerberos:
             config |= {f"sasl.kerberos.{k}": v for k, v in sec.kerberos.items()}
     if sec.uses_tls:
+        from kafka_groups.access import tls
+
         config["ssl.endpoint.identification.algorithm"] = "https" if sec.check_hostname else "none"
         if sec.truststore is not None:
             config["ssl.ca.pem"] = tls.trusted_pem(sec.truststore)
@@ -144,6 +144,8 @@ def kafka_python_config(settings: ConnectionSettings) -> dict[str, Any]:
 def _show_config(client: str, config: dict[str, Any]) -> None:
     """``--debug``: a client's configuration on stderr, secrets hidden, PEM texts and objects
     (an SSL context, a token provider) named rather than shown."""
+    import json
+
     shown = {k: ("<PEM>" if k.endswith(".pem") else v) for k, v in redact(config).items()}
     text = json.dumps(shown, sort_keys=True, default=lambda value: type(value).__name__)
     print(f"debug: {client} configuration: {text}", file=sys.stderr)
@@ -152,6 +154,8 @@ def _show_config(client: str, config: dict[str, Any]) -> None:
 def ssl_context(sec: ClientSecurity) -> ssl.SSLContext:
     import ssl
     import tempfile
+
+    from kafka_groups.access import tls
 
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = sec.check_hostname
@@ -203,6 +207,8 @@ def _token_provider(oauth: OAuth, timeout_s: float) -> Any:
 
 
 def _b64(data: dict[str, Any]) -> str:
+    import json
+
     return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).rstrip(b"=").decode()
 
 
@@ -215,6 +221,7 @@ def unsecured_token(principal: str, lifetime_s: int, scope: str | None, now: flo
 
 
 def _fetch_token(oauth: OAuth, timeout_s: float) -> tuple[str, float]:
+    import json
     import urllib.parse
     import urllib.request
 

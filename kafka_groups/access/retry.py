@@ -20,7 +20,6 @@ The API, for the commands' access layer and the pipeline alike:
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -164,10 +163,14 @@ def describe_error(exc: BaseException) -> str:
     return f"{name}: {text}" if name and name not in text else text
 
 
-def backoff_s(attempt: int, rng: Callable[[], float] = random.random) -> float:
+def backoff_s(attempt: int, rng: Callable[[], float] | None = None) -> float:
     """The pause after failed attempt number ``attempt`` (1, 2, ...): exponential from 50 ms,
     at most 1 s, with +/-20 % jitter so that many clients do not retry in step."""
     base = min(FIRST_BACKOFF_S * 2.0 ** min(max(attempt - 1, 0), 64), MAX_BACKOFF_S)
+    if rng is None:
+        import random  # at the first retry: a command that needs none does not load it
+
+        rng = random.random
     return base * (0.8 + 0.4 * rng())
 
 
@@ -179,7 +182,7 @@ def retry_until(
     on_retry: Callable[[Unavailable], None] | None = None,
     retriable: Callable[[BaseException], bool] | None = None,
     sleep: Callable[[float], None] = time.sleep,
-    rng: Callable[[], float] = random.random,
+    rng: Callable[[], float] | None = None,
 ) -> T:
     """Run ``attempt(deadline)`` until it returns, raises an error that is not retriable (which
     propagates unchanged), or ``deadline`` passes (:class:`NotAvailableInTime`, naming what the

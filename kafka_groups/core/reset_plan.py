@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.plan_file import few
@@ -25,8 +26,10 @@ from kafka_groups.core.reset import (
     start_timestamp,
 )
 from kafka_groups.core.reset_args import parse_topic_arg
-from kafka_groups.core.streams import StreamsGroup, input_partitions, internal_topics
 from kafka_groups.errors import CliError, ClusterError, PartialFailure, UsageError
+
+if TYPE_CHECKING:  # a streams reset's topology: core.streams loads only for one
+    from kafka_groups.core.streams import StreamsGroup
 
 Offsets = Mapping[TopicPartition, int]
 
@@ -164,6 +167,8 @@ def scopes(request: ResetRequest, snapshot: Snapshot, groups: list[str]) -> dict
 
 
 def _source_partitions(facts: GroupFacts, committed: Mapping[TopicPartition, object]) -> list[TopicPartition]:
+    from kafka_groups.core.streams import input_partitions  # a streams reset's only
+
     assert facts.streams_group is not None
     return input_partitions(facts.streams_group, dict(committed))
 
@@ -216,6 +221,8 @@ def chosen_internal_topics(
     deletes whatever topic it is given)."""
     if not request.execute or not (request.delete_all_internal_topics or request.delete_internal_topics):
         return {}
+    from kafka_groups.core.streams import internal_topics  # a streams reset's only
+
     facts = snapshot.facts
     own = {g: internal_topics(d).deletable for g in groups if (d := facts[g].streams_group) is not None}
     if request.delete_all_internal_topics:

@@ -70,7 +70,9 @@ class TopicState:
     name: str
     topic_id: str  # the zero UUID when the broker has none
     partitions: tuple[PartitionState, ...]  # sorted by partition
-    configs: tuple[ConfigValue, ...] = ()  # in DescribeConfigs order
+    # In DescribeConfigs order: the overrides and min.insync.replicas (the defaults the
+    # cluster reports besides are not kept).
+    configs: tuple[ConfigValue, ...] = ()
 
     @property
     def overrides(self) -> list[ConfigValue]:
@@ -162,7 +164,7 @@ def without_elr(topic: TopicState) -> TopicState:
 
 
 def _ids(ids: Iterable[int]) -> str:
-    return ",".join(str(i) for i in ids)
+    return ",".join(map(str, ids))
 
 
 def topic_line(result: TopicDescribeResult, topic: TopicState) -> str:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,72 +56,62 @@ def deliver(outcome: Outcome) -> None:
 
 
 def renderer_for(result: object) -> Renderer:
-    # A verdict of --validate-regex can exist only once its module is loaded: checked first,
-    # without loading the result modules of the commands that reach the cluster.
-    re2j = sys.modules.get("kafka_groups.core.re2j")
-    if re2j is not None and isinstance(result, re2j.RegexVerdict):
-        from kafka_groups.render import regex
+    """The renderer of a result, found by the name of its type: finding it loads the one
+    renderer module it needs and no other command's result types."""
+    kind = type(result)
+    make = _RENDERERS.get(f"{kind.__module__}.{kind.__qualname__}")
+    if make is None:
+        raise TypeError(f"no renderer for {kind.__name__}")
+    return make()
 
-        return Renderer(regex.text, regex.table, regex.json, regex.csv, terminal_text=regex.terminal_text)
-    from kafka_groups.core.groups import GroupListResult
 
-    if isinstance(result, GroupListResult):
-        from kafka_groups.render import groups_list
+_FORMS = ("text", "table", "json", "csv")
 
-        return Renderer(groups_list.text, groups_list.table, groups_list.json, groups_list.csv)
-    from kafka_groups.core.describe import DescribeResult
-    from kafka_groups.core.topics import TopicListResult
 
-    if isinstance(result, DescribeResult):
-        from kafka_groups.render import describe, describe_json
+def _forms(module: str, prefix: str = "") -> Callable[[], Renderer]:
+    """A renderer made of ``kafka_groups.render.<module>``'s ``<prefix>text``, ``table``,
+    ``json`` and ``csv``, the module loaded when it is made."""
 
-        return Renderer(
-            describe.text, describe.table, describe_json.json, describe.csv, describe.notices, True
-        )
+    def make() -> Renderer:
+        # The import statement's own path (importlib.import_module's is not what
+        # ``python -X importtime`` reports, which the import budget tests read).
+        renders = __import__(f"kafka_groups.render.{module}", fromlist=["text"])
+        return Renderer(*(getattr(renders, prefix + form) for form in _FORMS))
 
-    if isinstance(result, TopicListResult):
-        from kafka_groups.render import topics_list
+    return make
 
-        return Renderer(topics_list.text, topics_list.table, topics_list.json, topics_list.csv)
-    from kafka_groups.core.streams import StreamsDescribeResult
 
-    if isinstance(result, StreamsDescribeResult):
-        from kafka_groups.render import streams
+def _regex() -> Renderer:
+    from kafka_groups.render import regex
 
-        return Renderer(streams.text, streams.table, streams.json, streams.csv)
-    from kafka_groups.core.health import HealthResult
+    return Renderer(regex.text, regex.table, regex.json, regex.csv, terminal_text=regex.terminal_text)
 
-    if isinstance(result, HealthResult):
-        from kafka_groups.render import health
 
-        return Renderer(health.text, health.table, health.json, health.csv)
-    from kafka_groups.core.reset_plan import ResetResult
+def _describe() -> Renderer:
+    from kafka_groups.render import describe, describe_json
 
-    if isinstance(result, ResetResult):
-        from kafka_groups.render import reset
+    return Renderer(describe.text, describe.table, describe_json.json, describe.csv, describe.notices, True)
 
-        return Renderer(reset.text, reset.table, reset.json, reset.csv, reset.notices, after=reset.after)
-    from kafka_groups.core.delete import GroupDeleteResult, OffsetDeleteResult
 
-    if isinstance(result, OffsetDeleteResult):
-        from kafka_groups.render import delete
+def _reset() -> Renderer:
+    from kafka_groups.render import reset
 
-        return Renderer(delete.offsets_text, delete.offsets_table, delete.offsets_json, delete.offsets_csv)
-    if isinstance(result, GroupDeleteResult):
-        from kafka_groups.render import delete
+    return Renderer(reset.text, reset.table, reset.json, reset.csv, reset.notices, after=reset.after)
 
-        return Renderer(delete.groups_text, delete.groups_table, delete.groups_json, delete.groups_csv)
-    from kafka_groups.core.topics import AlterResult, CreateResult, DeleteResult, TopicDescribeResult
 
-    kinds = {
-        TopicDescribeResult: "describe",
-        CreateResult: "create",
-        AlterResult: "alter",
-        DeleteResult: "delete",
-    }
-    if type(result) in kinds:
-        from kafka_groups.render import topics
-
-        kind = kinds[type(result)]
-        return Renderer(*(getattr(topics, f"{kind}_{form}") for form in ("text", "table", "json", "csv")))
-    raise TypeError(f"no renderer for {type(result).__name__}")
+# Each result type, by module and name, and how to make its renderer.
+_RENDERERS: dict[str, Callable[[], Renderer]] = {
+    "kafka_groups.core.re2j.RegexVerdict": _regex,
+    "kafka_groups.core.groups.GroupListResult": _forms("groups_list"),
+    "kafka_groups.core.describe.DescribeResult": _describe,
+    "kafka_groups.core.topics.TopicListResult": _forms("topics_list"),
+    "kafka_groups.core.streams.StreamsDescribeResult": _forms("streams"),
+    "kafka_groups.core.health.HealthResult": _forms("health"),
+    "kafka_groups.core.reset_plan.ResetResult": _reset,
+    "kafka_groups.core.delete.OffsetDeleteResult": _forms("delete", "offsets_"),
+    "kafka_groups.core.delete.GroupDeleteResult": _forms("delete", "groups_"),
+    "kafka_groups.core.topics.TopicDescribeResult": _forms("topics", "describe_"),
+    "kafka_groups.core.topics.CreateResult": _forms("topics", "create_"),
+    "kafka_groups.core.topics.AlterResult": _forms("topics", "alter_"),
+    "kafka_groups.core.topics.DeleteResult": _forms("topics", "delete_"),
+}

@@ -33,7 +33,7 @@ def describe_text(result: TopicDescribeResult) -> str:
 
 
 def _ids(ids: tuple[int, ...] | None) -> str:
-    return "-" if ids is None else ",".join(str(i) for i in ids) or "-"
+    return "-" if ids is None else ",".join(map(str, ids)) or "-"
 
 
 def _elr(ids: tuple[int, ...] | None) -> str:

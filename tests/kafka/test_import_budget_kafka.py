@@ -64,3 +64,53 @@ def test_topics_list_loads_no_protocol_layer(broker, group):
     assert topic in proc.stdout.split()
     assert "confluent_kafka" in loaded
     assert forbidden_in(loaded, HEAVY | (CLIENTS - {"confluent_kafka"}) | {"kafka_topics.commands"}) == []
+
+
+# The result types of the commands that are not running: the renderer of a result is found by
+# its type's name (kafka_groups/render/registry.py), not by loading the others to compare.
+RESULTS = {
+    "streams": "kafka_groups.core.streams",
+    "health": "kafka_groups.core.health",
+    "reset": "kafka_groups.core.reset_plan",
+    "delete": "kafka_groups.core.delete",
+}
+
+
+def test_topics_describe_loads_no_other_command_results(broker, group):
+    _, topic = group
+    loaded, proc = loaded_by(
+        "kafka-topics",
+        "--bootstrap-server",
+        broker.bootstrap,
+        "--describe",
+        "--topic",
+        topic,
+        api_timeout_ms=int(TOOL_TIMEOUT_MS),
+    )
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert f"Topic: {topic}\t" in proc.stdout
+    assert "kafka_groups.render.topics" in loaded
+    others = frozenset(RESULTS.values()) | {"kafka_groups.core.reset", "kafka_groups.commands.backup"}
+    assert forbidden_in(loaded, HEAVY | others | HEALTH_VIEW) == []
+
+
+def test_reset_dry_run_loads_no_other_command_results(broker, group):
+    name, topic = group
+    loaded, proc = loaded_by(
+        "kafka-consumer-groups",
+        "--bootstrap-server",
+        broker.bootstrap,
+        "--reset-offsets",
+        "--group",
+        name,
+        "--topic",
+        topic,
+        "--to-earliest",
+        "--dry-run",
+        *("--timeout", TOOL_TIMEOUT_MS),
+    )
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert name in proc.stdout
+    assert {RESULTS["reset"], "kafka_groups.render.reset"} <= loaded
+    others = frozenset(RESULTS.values()) - {RESULTS["reset"]}
+    assert forbidden_in(loaded, HEAVY | others | HEALTH_VIEW | {"kafka_topics"}) == []

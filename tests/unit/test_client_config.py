@@ -9,8 +9,9 @@ import pytest
 
 from kafka_groups.access import tls
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, unsecured_token
-from kafka_groups.client_config import Store, client_security, parse_jaas
+from kafka_groups.client_config import Store, client_security
 from kafka_groups.errors import ConfigError
+from kafka_groups.jaas import parse_jaas
 from kafka_groups.properties import parse_properties
 from kafka_groups.secrets import ScrubFilter, redact, scrub, secret_values
 from kafka_groups.settings import ConnectionSettings, environment_properties, resolve_settings
