@@ -39,24 +39,49 @@ _LEADER = "\x00leader\x00"  # in a failure's words until _explain names the part
 UNKNOWN_TO_CLIENT = frozenset({-190, -188, 3})
 
 
+def _epoch(leader_epoch: int | None) -> int | None:
+    return leader_epoch if leader_epoch is not None and leader_epoch >= 0 else None
+
+
 class OffsetsAccess(Connection):
     def committed_offsets(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, Committed]]:
-        """Every committed offset of each group (OffsetFetch, one request per coordinator)."""
+        """Every committed offset of each group, with its leader epoch (OffsetFetch, one
+        request per coordinator)."""
         return {
-            group: {tp: Committed(offset, epoch) for tp, (offset, epoch, _) in offsets.items()}
+            group: {
+                (tp.topic, tp.partition): Committed(
+                    om.offset,
+                    om.leader_epoch if om.leader_epoch is not None and om.leader_epoch >= 0 else None,
+                )
+                for tp, om in offsets.items()
+                if om.offset >= 0
+            }
+            for group, offsets in self._fetched_offsets(group_ids).items()
+        }
+
+    def committed_positions(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, int]]:
+        """Every committed offset of each group, the offsets alone: what a reset plans, backs
+        up, checks again before its commit and reads back (10,000 partitions, three times)."""
+        return {
+            group: {(tp.topic, tp.partition): om.offset for tp, om in offsets.items() if om.offset >= 0}
             for group, offsets in self._fetched_offsets(group_ids).items()
         }
 
     def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:
         """The group's committed offsets with the metadata string each was committed with."""
         fetched = self._fetched_offsets([group_id]).get(group_id, {})
-        return {tp: (offset, metadata) for tp, (offset, _, metadata) in fetched.items()}
+        # librdkafka's AlterConsumerGroupOffsets stores the metadata string with its C
+        # terminator; the string the writer gave is what is meant.
+        return {
+            (tp.topic, tp.partition): (om.offset, (om.metadata or "").removesuffix("\x00"))
+            for tp, om in fetched.items()
+            if om.offset >= 0
+        }
 
-    def _fetched_offsets(
-        self, group_ids: list[str]
-    ) -> dict[str, dict[TopicPartition, tuple[int, int | None, str]]]:
-        """OffsetFetch for the groups through the protocol layer: the partitions that hold a
-        committed offset, as (offset, leader epoch, metadata).
+    def _fetched_offsets(self, group_ids: list[str]) -> dict[str, dict[Any, Any]]:
+        """OffsetFetch for the groups through the protocol layer, as it answers: per group,
+        kafka-python's ``OffsetAndMetadata`` by ``TopicPartition`` (an offset below zero is a
+        partition without a committed offset).
 
         Never through confluent-kafka: librdkafka's ListConsumerGroupOffsets dereferences a
         consumer-group handle an admin client does not have when the coordinator answers
@@ -65,27 +90,14 @@ class OffsetsAccess(Connection):
         fault. The protocol layer retries those answers like any other."""
         if not group_ids:
             return {}
-        raw = self._via_protocol(
+        fetched: dict[str, dict[Any, Any]] = self._via_protocol(
             "fetching committed offsets",
             self._protocol.list_group_offsets,
             dict.fromkeys(group_ids),
             needs=_describe_groups_acl(group_ids),
             on_retry=lambda _missing: self._forget_coordinators(group_ids),
         )
-        return {
-            group: {
-                (tp.topic, tp.partition): (
-                    om.offset,
-                    om.leader_epoch if om.leader_epoch is not None and om.leader_epoch >= 0 else None,
-                    # librdkafka's AlterConsumerGroupOffsets stores the metadata string with its
-                    # C terminator; the string the writer gave is what is meant.
-                    (om.metadata or "").removesuffix("\x00"),
-                )
-                for tp, om in offsets.items()
-                if om.offset >= 0
-            }
-            for group, offsets in raw.items()
-        }
+        return fetched
 
     def log_offsets(
         self, partitions: set[TopicPartition], earliest: bool = False, latest: bool = True

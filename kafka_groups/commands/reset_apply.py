@@ -22,7 +22,6 @@ from kafka_groups.commands.guard import (
     moved,
     name_some,
 )
-from kafka_groups.commands.reset_gather import committed_offsets
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION
 from kafka_groups.core.reset_plan import Plan, ResetResult, reset_failure
 from kafka_groups.errors import CliError, ClusterError, TopicCommandError
@@ -54,7 +53,7 @@ def apply_reset(
     sent = Write(
         access,
         send=lambda: access.alter_offsets(targets, many=many),
-        read_back=lambda reader: committed_offsets(reader, list(targets)),
+        read_back=lambda reader: reader.committed_positions(list(targets)),
         in_doubt=lambda answer: any(answer.values()),
         verify_always=True,
     ).run()
@@ -125,7 +124,7 @@ def recheck(access: KafkaAccess, plan: Plan) -> None:
     those the plan was made against (another writer, or a --from-file plan applied late)."""
     targets = plan.targets
     try:
-        now = committed_offsets(access, list(targets))
+        now = access.committed_positions(list(targets))
     except CliError as exc:
         raise ClusterError(
             f"nothing was reset: the committed offsets could not be read again right before the "

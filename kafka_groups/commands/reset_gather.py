@@ -10,7 +10,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.select import consumer_group_ids, streams_group_ids
-from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.group_select import GroupSelection
 from kafka_groups.core.reset import Scenario
 from kafka_groups.core.reset_plan import (
@@ -45,11 +44,6 @@ NEEDS_START = frozenset(
         Scenario.TO_GROUP,
     }
 )
-
-
-def committed_offsets(access: KafkaAccess, groups: list[str]) -> dict[str, dict[TopicPartition, int]]:
-    fetched = access.committed_offsets(groups)
-    return {g: {tp: c.offset for tp, c in offsets.items()} for g, offsets in fetched.items()}
 
 
 def gather_groups(access: KafkaAccess, request: ResetRequest, selection: GroupSelection) -> Snapshot:
@@ -118,7 +112,7 @@ def gather(
     if request.all_topics or to_group:  # the scope is the committed offsets: size unknown until read
         # --to-group: the source's offsets come with the same read as the targets'.
         source = [spec.source] if to_group and spec.source is not None else []
-        fetched = committed_offsets(access, [*allowed, *source])
+        fetched = access.committed_positions([*allowed, *source])
         copied = fetched.get(source[0], {}) if source else {}
         snapshot = replace(snapshot, committed={g: fetched.get(g, {}) for g in allowed}, source=copied)
         check_source(spec, snapshot.ids, snapshot.source)
@@ -128,7 +122,7 @@ def gather(
     scope = scopes(request, snapshot, allowed)
     every = {tp for s in scope.values() for tp in s}
     if wanted and not (request.all_topics or to_group):
-        snapshot = replace(snapshot, committed=committed_offsets(access, allowed))
+        snapshot = replace(snapshot, committed=access.committed_positions(allowed))
     if every:
         known = access.topic_partitions({t for t, _ in every})
         snapshot = replace(snapshot, partitions={**snapshot.partitions, **known})
