@@ -78,15 +78,8 @@ RESULTS = {
 
 def test_topics_describe_loads_no_other_command_results(broker, group):
     _, topic = group
-    loaded, proc = loaded_by(
-        "kafka-topics",
-        "--bootstrap-server",
-        broker.bootstrap,
-        "--describe",
-        "--topic",
-        topic,
-        api_timeout_ms=int(TOOL_TIMEOUT_MS),
-    )
+    argv = ("--bootstrap-server", broker.bootstrap, "--describe", "--topic", topic)
+    loaded, proc = loaded_by("kafka-topics", *argv, api_timeout_ms=int(TOOL_TIMEOUT_MS))
     assert proc.returncode == 0, proc.stderr[-800:]
     assert f"Topic: {topic}\t" in proc.stdout
     assert "kafka_groups.render.topics" in loaded
@@ -96,18 +89,9 @@ def test_topics_describe_loads_no_other_command_results(broker, group):
 
 def test_reset_dry_run_loads_no_other_command_results(broker, group):
     name, topic = group
+    reset = ("--reset-offsets", "--group", name, "--topic", topic, "--to-earliest", "--dry-run")
     loaded, proc = loaded_by(
-        "kafka-consumer-groups",
-        "--bootstrap-server",
-        broker.bootstrap,
-        "--reset-offsets",
-        "--group",
-        name,
-        "--topic",
-        topic,
-        "--to-earliest",
-        "--dry-run",
-        *("--timeout", TOOL_TIMEOUT_MS),
+        "kafka-consumer-groups", "--bootstrap-server", broker.bootstrap, *reset, "--timeout", TOOL_TIMEOUT_MS
     )
     assert proc.returncode == 0, proc.stderr[-800:]
     assert name in proc.stdout
