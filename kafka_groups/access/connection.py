@@ -61,11 +61,6 @@ class Connection(ProtocolCalls):
         warn_unmapped(settings)
 
     # -- clients -------------------------------------------------------------------------
-    def protocol_layer_ahead(self) -> None:
-        """This command will need the protocol layer after reads through the AdminClient: its
-        modules start loading now, on a thread (``protocol_layer.load_soon``)."""
-        protocol_layer.load_soon()
-
     @cached_property
     def _protocol(self) -> Any:
         """The protocol layer's client, logged in. On a secured listener a command that has not

@@ -16,7 +16,6 @@ this package.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import logging
 import sys
@@ -73,38 +72,12 @@ def prepare() -> None:
     sys.modules[PACKAGE] = module
 
 
-_loading: threading.Thread | None = None
-
-
-def load_soon() -> None:
-    """Start importing the layer's modules on a thread (once per process), for a command that
-    reads through the AdminClient before it needs this layer: the imports (~50 ms) run while
-    those reads wait for the cluster. :func:`admin_client` waits for them before it imports
-    anything itself: some of the layer's modules import each other in a cycle, which two
-    threads must not enter at once. A failure here is left to that import to meet and report."""
-    global _loading
-    if _loading is not None or "kafka.admin" in sys.modules:
-        return
-    prepare()
-    # Not a daemon: a command that ends early waits for the imports rather than exiting
-    # while a thread is inside one.
-    _loading = threading.Thread(target=_load, name="kafka-groups-load-protocol-layer")
-    _loading.start()
-
-
-def _load() -> None:
-    with contextlib.suppress(Exception):
-        import kafka.admin  # noqa: F401
-
-
 def admin_client(config: dict[str, Any]) -> Any:
     """kafka-python's ``KafkaAdminClient`` with its network thread started. A bootstrap that
     times out (``bootstrap_timeout_ms``) does not raise: the client is left with ``bootstrapped``
     false and the error in ``bootstrap_error``, to be bootstrapped again (``bootstrap(ms)``, which
     raises when it times out) or closed."""
     prepare()
-    if _loading is not None:
-        _loading.join()
     from kafka.admin import KafkaAdminClient
     from kafka.errors import KafkaTimeoutError
 

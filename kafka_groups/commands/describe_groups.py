@@ -117,8 +117,6 @@ class DescribeGroupsRequest:
     def _gather(
         self, access: KafkaAccess, view: View, warnings: list[str]
     ) -> tuple[list[DescribedGroup], list[str], LagTimes | None]:
-        if view is View.OFFSETS:  # the committed offsets come through the protocol layer
-            access.protocol_layer_ahead()
         ids = consumer_group_ids(access, self.selection)
         # Epochs, member types and creation times come only with the protocol layer.
         detailed = self.verbose and view is not View.OFFSETS

@@ -103,8 +103,6 @@ def gather(
     wanted = request.all_topics or request.execute or detail or spec.scenario in NEEDS_COMMITTED
     wanted = wanted or (request.streams and bool(request.topics))  # the topics must be the group's
     to_group = spec.scenario is Scenario.TO_GROUP
-    if wanted or to_group:  # the committed offsets come through the protocol layer
-        access.protocol_layer_ahead()
     snapshot = gather_groups(access, request, selection)
     _refused, allowed = split_refused(snapshot)
     check_file_groups(spec, snapshot.ids)

@@ -97,37 +97,3 @@ def test_threads_that_ask_the_package_at_once_all_get_the_whole_of_it():
 def test_dir_of_the_package_lists_what_its_init_defines():
     out = _run("prepare()\nimport kafka\nprint('KafkaAdminClient' in dir(kafka))\n")
     assert out.strip() == "True"
-
-
-def test_load_soon_imports_the_layer_on_a_thread_and_admin_client_waits_for_it():
-    # The client is asked of a port that refuses at once (its bootstrap then fails): what
-    # matters is that it waited for the thread's imports before making its own.
-    # The thread is held back a moment before it imports, so that a client that did not wait
-    # would be made while the thread is still alive.
-    out = _run(
-        "import time\n"
-        "from kafka_groups.access import protocol_layer\n"
-        "load = protocol_layer._load\n"
-        "protocol_layer._load = lambda: (time.sleep(0.3), load())\n"
-        "protocol_layer.load_soon()\n"
-        "loading = protocol_layer._loading\n"
-        "print(loading is not None and loading.name)\n"
-        "protocol_layer.load_soon()\n"
-        "print(protocol_layer._loading is loading)\n"  # once per process
-        "config = {'bootstrap_servers': '127.0.0.1:1', 'bootstrap_timeout_ms': 1}\n"
-        "client = protocol_layer.admin_client(config)\n"
-        "print(loading.is_alive(), 'kafka.admin' in sys.modules, 'kafka.consumer' in sys.modules)\n"
-        "client.close()\n"
-    )
-    assert out.splitlines() == ["kafka-groups-load-protocol-layer", "True", "False True False"]
-
-
-def test_load_soon_after_the_layer_is_loaded_starts_no_thread():
-    out = _run(
-        "prepare()\n"
-        "import kafka.admin\n"
-        "from kafka_groups.access import protocol_layer\n"
-        "protocol_layer.load_soon()\n"
-        "print(protocol_layer._loading)\n"
-    )
-    assert out.splitlines() == ["None"]
