@@ -40,6 +40,7 @@ UNKNOWN_TO_CLIENT = frozenset({-190, -188, 3})
 
 
 def _epoch(leader_epoch: int | None) -> int | None:
+    """A committed offset's leader epoch; None where the broker has none (-1)."""
     return leader_epoch if leader_epoch is not None and leader_epoch >= 0 else None
 
 
@@ -49,10 +50,7 @@ class OffsetsAccess(Connection):
         request per coordinator)."""
         return {
             group: {
-                (tp.topic, tp.partition): Committed(
-                    om.offset,
-                    om.leader_epoch if om.leader_epoch is not None and om.leader_epoch >= 0 else None,
-                )
+                (tp.topic, tp.partition): Committed(om.offset, _epoch(om.leader_epoch))
                 for tp, om in offsets.items()
                 if om.offset >= 0
             }

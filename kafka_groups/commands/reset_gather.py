@@ -98,15 +98,15 @@ def gather(
     """Everything :func:`~kafka_groups.core.reset_plan.plan_reset` reads. ``detail``: the
     output shows current offsets and log bounds (a richer format than the Apache text)."""
     spec = request.spec
+    snapshot = gather_groups(access, request, selection)
+    _refused, allowed = split_refused(snapshot)
+    check_file_groups(spec, snapshot.ids)
+    check_source(spec, snapshot.ids, None)
     # Committed offsets serve the all-topics scope, shift/current/nearest, backups and the
     # richer outputs; a plain dry run of the other scenarios does without them.
     wanted = request.all_topics or request.execute or detail or spec.scenario in NEEDS_COMMITTED
     wanted = wanted or (request.streams and bool(request.topics))  # the topics must be the group's
     to_group = spec.scenario is Scenario.TO_GROUP
-    snapshot = gather_groups(access, request, selection)
-    _refused, allowed = split_refused(snapshot)
-    check_file_groups(spec, snapshot.ids)
-    check_source(spec, snapshot.ids, None)
     if request.all_topics or to_group:  # the scope is the committed offsets: size unknown until read
         # --to-group: the source's offsets come with the same read as the targets'.
         source = [spec.source] if to_group and spec.source is not None else []
