@@ -15,7 +15,7 @@ from collections import defaultdict
 from functools import cached_property
 from typing import Any
 
-from kafka_groups.access import clients, protocol_layer
+from kafka_groups.access import clients, packages, protocol_layer
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, security_of, warn_unmapped
 from kafka_groups.access.diagnose import ConnectionWatch, listening_address, refused_addresses, tls_failure
 from kafka_groups.access.naming import _error_text, _seconds_left
@@ -48,10 +48,11 @@ class Connection(ProtocolCalls):
     """Clients, retries and error translation for one cluster, shared by every concern."""
 
     def __init__(self, settings: ConnectionSettings) -> None:
-        # Before any of our ``kafka.*`` imports: the ones that come first in a method (an error
-        # class, a message) would otherwise run kafka-python's whole __init__, its consumer and
-        # producer included.
+        # Before any of our ``kafka.*`` and ``confluent_kafka.*`` imports: the ones that come
+        # first in a method (an error class, a message) would otherwise run the package's whole
+        # __init__, its serializing clients included (packages.py).
         protocol_layer.prepare()
+        packages.prepare_client()
         self.settings = settings
         self._cached_metadata: Any = None
         self._topic_metadata: dict[str, Any] = {}  # per-topic metadata, when only a few are needed
