@@ -6,13 +6,13 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from kafka_groups.core.topics import TopicListResult
+from kafka_groups.core.topic_states import TopicListResult
 from kafka_groups.errors import CliError
 
 if TYPE_CHECKING:
     from kafka_groups.settings import ConnectionSettings
 
-# The names other modules import from here (several now live in kafka_groups.core.topics).
+# The names other modules import from here (several now live in kafka_groups.core).
 __all__ = [
     "INTERNAL_TOPICS",
     "TopicListResult",

@@ -7,24 +7,26 @@ import base64
 import binascii
 
 from kafka_groups.core.javaorder import hashmap_order, string_hash
-from kafka_groups.core.topics import (
+from kafka_groups.core.topic_states import (
     MIN_ISR,
     NO_LEADER,
     ZERO_UUID,
     ConfigValue,
-    DescribeFilters,
     PartitionState,
     Reassignment,
-    TopicDescribeResult,
     TopicState,
     kafka_uuid,
+)
+from kafka_groups.core.topics import (
+    DescribeFilters,
+    TopicDescribeResult,
     partition_line,
     topic_line,
     without_elr,
 )
 from kafka_groups.errors import TopicCommandError
 
-# The names other modules import from here (several now live in kafka_groups.core.topics).
+# The names other modules import from here (several now live in kafka_groups.core).
 __all__ = [
     "MIN_ISR",
     "NO_LEADER",

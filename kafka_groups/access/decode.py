@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_groups.core.describe import Coordinator, GroupDescription, Member, TopicPartition
 from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
-from kafka_groups.core.topics import NO_LEADER, PartitionState
+from kafka_groups.core.topic_states import NO_LEADER, PartitionState
 from kafka_groups.errors import ClusterError
 
 if TYPE_CHECKING:  # core.streams loads only when a streams group is decoded

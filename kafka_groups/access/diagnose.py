@@ -10,8 +10,6 @@ looked at once more with Python's ``ssl``, whose verification error names the re
 from __future__ import annotations
 
 import re
-import socket
-import ssl
 import threading
 from typing import Any
 
@@ -61,6 +59,8 @@ class ConnectionWatch:
 
 def tls_failure(address: str, security: ClientSecurity, fallback: str, timeout_s: float) -> str:
     """Name the cause of a failed TLS handshake with ``address`` (host:port)."""
+    import ssl  # only when a handshake failed: most commands never need it
+
     host, _, port = address.rpartition(":")
     lead = f"TLS handshake with {address} failed: "
     try:
@@ -89,6 +89,8 @@ def tls_failure(address: str, security: ClientSecurity, fallback: str, timeout_s
 
 
 def _handshake(host: str, port: int, security: ClientSecurity, timeout_s: float) -> None:
+    import socket
+
     from kafka_groups.access.config import ssl_context  # the context kafka-python connects with
 
     with (
@@ -107,6 +109,8 @@ def _addresses(bootstrap_servers: str) -> list[str]:
 
 def _probe(address: str) -> str:
     """``listening``, ``refused`` or ``unknown`` (silent, unresolvable, malformed)."""
+    import socket  # only once a cluster did not answer
+
     host, _, port = address.rpartition(":")
     try:
         with socket.create_connection((host.strip("[]"), int(port)), timeout=_PROBE_S):

@@ -20,7 +20,7 @@ from kafka_groups.access.decode import (
 from kafka_groups.access.naming import _error_text, _topic_denied, _topic_error
 from kafka_groups.access.retry import Unavailable, describe_error, is_retriable
 from kafka_groups.core.kafka_errors import denied
-from kafka_groups.core.topics import (
+from kafka_groups.core.topic_states import (
     MIN_ISR,
     ConfigValue,
     PartitionState,

@@ -104,7 +104,7 @@ _RENDERERS: dict[str, Callable[[], Renderer]] = {
     "kafka_groups.core.re2j.RegexVerdict": _regex,
     "kafka_groups.core.groups.GroupListResult": _forms("groups_list"),
     "kafka_groups.core.describe.DescribeResult": _describe,
-    "kafka_groups.core.topics.TopicListResult": _forms("topics_list"),
+    "kafka_groups.core.topic_states.TopicListResult": _forms("topics_list"),
     "kafka_groups.core.streams.StreamsDescribeResult": _forms("streams"),
     "kafka_groups.core.health.HealthResult": _forms("health"),
     "kafka_groups.core.reset_plan.ResetResult": _reset,

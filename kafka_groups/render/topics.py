@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.core.times import iso_utc_ms
+from kafka_groups.core.topic_states import NO_LEADER, ZERO_UUID
 from kafka_groups.core.topics import (
-    NO_LEADER,
-    ZERO_UUID,
     AlterResult,
     CreateResult,
     DeleteResult,

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kafka_groups.core.topics import TopicListResult
-
 if TYPE_CHECKING:
+    from kafka_groups.core.topic_states import TopicListResult
     from kafka_groups.render.registry import TableSpec
 
 JSON_SCHEMA = "kafka-group-tools/topic-list/v1"

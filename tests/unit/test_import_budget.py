@@ -162,6 +162,16 @@ def test_read_paths_load_only_what_they_use(tool, argv, command_module):
     assert forbidden_in(loaded, forbidden) == []
 
 
+def test_topics_list_loads_no_topic_results_and_no_tls():
+    """``--list`` prints names: the ``--describe``, ``--create`` and ``--alter`` results
+    (core/topics.py) stay unloaded, and so does Python's ssl, which only a failed TLS handshake's
+    diagnosis uses (librdkafka has its own)."""
+    loaded, proc = loaded_by("kafka-topics", *REFUSED[:2], "--list")
+    assert proc.returncode == 1, proc.stderr[-500:]
+    assert "kafka_groups.core.topic_states" in loaded
+    assert forbidden_in(loaded, frozenset({"kafka_groups.core.topics", "ssl", "datetime"})) == []
+
+
 def test_the_budget_sees_what_a_path_does_load():
     """The reset path loads the reset modules: the same reading that finds them absent on
     the describe path finds them here."""
