@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 from kafka_groups.access.connection import Connection
 from kafka_groups.access.decode import _protocol_error
@@ -112,33 +113,63 @@ class CommitsAccess(Connection):
     def _alter_offsets_protocol(
         self, plans: dict[str, dict[TopicPartition, int]], notes: dict[TopicPartition, str]
     ) -> dict[str, str | None]:
-        from kafka.errors import KafkaError
-        from kafka.structs import OffsetAndMetadata
-        from kafka.structs import TopicPartition as KafkaTP
+        from kafka.errors import KafkaError, for_code
 
         outcome: dict[str, str | None] = {}
         for group, offsets in plans.items():
             if not offsets:
                 continue
             try:
-                result = self._protocol.alter_group_offsets(
-                    group,
-                    {
-                        KafkaTP(t, p): OffsetAndMetadata(o, notes.get((t, p), ""), -1)
-                        for (t, p), o in offsets.items()
-                    },
-                )
+                failed = self._run(self._offset_commit, group, offsets, notes)
             except KafkaError as exc:
                 outcome[group] = denied(getattr(exc, "errno", None), _commit_acl(group, None)) or str(exc)
                 continue
-            errors = [(tp, err) for tp, err in result.items() if getattr(err, "errno", 0)]
-            if errors:
-                tp, err = errors[0]
-                reason = denied(err.errno, _commit_acl(group, tp.topic)) or err.__name__
-                outcome[group] = f"{tp.topic}-{tp.partition}: {reason}"
-            else:
+            if failed is None:
                 outcome[group] = None
+            else:
+                (topic, partition), code = failed
+                reason = denied(code, _commit_acl(group, topic)) or for_code(code).__name__
+                outcome[group] = f"{topic}-{partition}: {reason}"
         return outcome
+
+    async def _offset_commit(
+        self, group: str, offsets: dict[TopicPartition, int], notes: dict[TopicPartition, str]
+    ) -> tuple[TopicPartition, int] | None:
+        """One OffsetCommit of the group's offsets to its coordinator, as a client outside the
+        group sends it (no generation, no member), built straight from the plan; the first
+        partition the broker refused, with its error code, or None."""
+        from kafka.protocol.consumer import OffsetCommitRequest
+        from kafka.protocol.consumer.group import DEFAULT_GENERATION_ID, UNKNOWN_MEMBER_ID
+
+        topic_type = OffsetCommitRequest.OffsetCommitRequestTopic
+        partition_type = topic_type.OffsetCommitRequestPartition
+        by_topic: dict[str, list[Any]] = {}
+        for (topic, partition), offset in offsets.items():
+            by_topic.setdefault(topic, []).append(
+                partition_type(
+                    partition_index=partition,
+                    committed_offset=offset,
+                    committed_leader_epoch=-1,
+                    committed_metadata=notes.get((topic, partition), ""),
+                )
+            )
+        request = OffsetCommitRequest(
+            group_id=group,
+            generation_id_or_member_epoch=DEFAULT_GENERATION_ID,
+            member_id=UNKNOWN_MEMBER_ID,
+            group_instance_id=None,
+            retention_time_ms=-1,
+            topics=[topic_type(name=name, partitions=parts) for name, parts in by_topic.items()],
+            max_version=8,  # the last version before KIP-848's member epochs
+        )
+        client = self._protocol
+        coordinator = await client._find_coordinator_id(group)
+        response = await client._manager.send(request, node_id=coordinator)
+        for topic_answer in response.topics:
+            for p in topic_answer.partitions:
+                if p.error_code:
+                    return (topic_answer.name, p.partition_index), p.error_code
+        return None
 
     def delete_offsets(
         self, group_id: str, partitions: list[TopicPartition]

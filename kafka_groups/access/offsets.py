@@ -50,36 +50,48 @@ class OffsetsAccess(Connection):
         request per coordinator)."""
         return {
             group: {
-                (tp.topic, tp.partition): Committed(om.offset, _epoch(om.leader_epoch))
-                for tp, om in offsets.items()
-                if om.offset >= 0
+                (topic.name, p.partition_index): Committed(
+                    p.committed_offset, _epoch(p.committed_leader_epoch)
+                )
+                for topic in topics
+                for p in topic.partitions
+                if p.committed_offset >= 0
             }
-            for group, offsets in self._fetched_offsets(group_ids).items()
+            for group, topics in self._fetched_offsets(group_ids).items()
         }
 
     def committed_positions(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, int]]:
         """Every committed offset of each group, the offsets alone: what a reset plans, backs
         up, checks again before its commit and reads back (10,000 partitions, three times)."""
         return {
-            group: {(tp.topic, tp.partition): om.offset for tp, om in offsets.items() if om.offset >= 0}
-            for group, offsets in self._fetched_offsets(group_ids).items()
+            group: {
+                (topic.name, p.partition_index): p.committed_offset
+                for topic in topics
+                for p in topic.partitions
+                if p.committed_offset >= 0
+            }
+            for group, topics in self._fetched_offsets(group_ids).items()
         }
 
     def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:
         """The group's committed offsets with the metadata string each was committed with."""
-        fetched = self._fetched_offsets([group_id]).get(group_id, {})
+        topics = self._fetched_offsets([group_id]).get(group_id, [])
         # librdkafka's AlterConsumerGroupOffsets stores the metadata string with its C
         # terminator; the string the writer gave is what is meant.
         return {
-            (tp.topic, tp.partition): (om.offset, (om.metadata or "").removesuffix("\x00"))
-            for tp, om in fetched.items()
-            if om.offset >= 0
+            (topic.name, p.partition_index): (p.committed_offset, (p.metadata or "").removesuffix("\x00"))
+            for topic in topics
+            for p in topic.partitions
+            if p.committed_offset >= 0
         }
 
-    def _fetched_offsets(self, group_ids: list[str]) -> dict[str, dict[Any, Any]]:
-        """OffsetFetch for the groups through the protocol layer, as it answers: per group,
-        kafka-python's ``OffsetAndMetadata`` by ``TopicPartition`` (an offset below zero is a
-        partition without a committed offset).
+    def _fetched_offsets(self, group_ids: list[str]) -> dict[str, list[Any]]:
+        """OffsetFetch for the groups through the protocol layer: per group, the topics of its
+        answer as they were decoded (``name``, ``partitions``; a partition's
+        ``partition_index``, ``committed_offset``, below zero for none, ``committed_leader_epoch``
+        and ``metadata``). The callers read those straight into what they need: a reset reads
+        10,000 partitions three times, and a value per partition made only to be read once more
+        cost more than the decoding.
 
         Never through confluent-kafka: librdkafka's ListConsumerGroupOffsets dereferences a
         consumer-group handle an admin client does not have when the coordinator answers
@@ -88,13 +100,44 @@ class OffsetsAccess(Connection):
         fault. The protocol layer retries those answers like any other."""
         if not group_ids:
             return {}
-        fetched: dict[str, dict[Any, Any]] = self._via_protocol(
+        fetched: dict[str, list[Any]] = self._via_protocol(
             "fetching committed offsets",
-            self._protocol.list_group_offsets,
-            dict.fromkeys(group_ids),
+            self._run,
+            self._offset_fetch,
+            group_ids,
             needs=_describe_groups_acl(group_ids),
             on_retry=lambda _missing: self._forget_coordinators(group_ids),
         )
+        return fetched
+
+    async def _offset_fetch(self, group_ids: list[str]) -> dict[str, list[Any]]:
+        """One OffsetFetch per coordinator (per group on brokers before OffsetFetch v8), built
+        by the protocol layer; an error the group or a partition answers with is raised as its
+        ``KafkaError``, as the layer's own ``list_group_offsets`` raises it."""
+        from kafka.errors import for_code
+
+        client = self._protocol
+        by_coordinator: dict[int, list[str]] = {}
+        for group_id, node in (await client._find_coordinator_ids(group_ids)).items():
+            by_coordinator.setdefault(node, []).append(group_id)
+        fetched: dict[str, list[Any]] = {}
+        for node, ids in by_coordinator.items():
+            for asked, request in client._list_group_offsets_requests(dict.fromkeys(ids)):
+                response = await client._manager.send(request, node_id=node)
+                if response.error_code:
+                    raise for_code(response.error_code)(f"OffsetFetchResponse failed for group '{asked}'.")
+                for answer in response.groups if response.API_VERSION >= 8 else [response]:
+                    group_id = answer.group_id if response.API_VERSION >= 8 else asked
+                    if answer.error_code:
+                        raise for_code(answer.error_code)(
+                            f"OffsetFetchResponse failed for group '{group_id}'."
+                        )
+                    failed = next((p for t in answer.topics for p in t.partitions if p.error_code), None)
+                    if failed is not None:
+                        raise for_code(failed.error_code)(
+                            f"OffsetFetchResponse failed for partition {failed.partition_index}"
+                        )
+                    fetched[group_id] = answer.topics
         return fetched
 
     def log_offsets(

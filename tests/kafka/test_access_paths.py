@@ -11,6 +11,7 @@ from kafka_groups.access import offsets
 from kafka_groups.access.cluster import KafkaAccess
 from kafka_groups.settings import resolve_settings
 from tests.kafka_helpers import (
+    ActiveConsumer,
     Record,
     add_partitions,
     commit_offsets,
@@ -131,3 +132,21 @@ def test_alter_offsets_both_ways(broker, access, many):
     commit_offsets(bs, group, {(topic, 0): 1, (topic, 1): 1})
     assert access.alter_offsets({group: {(topic, 0): 4, (topic, 1): 2}}, many=many) == {group: None}
     assert committed(bs, group) == {(topic, 0): 4, (topic, 1): 2}
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_a_refused_commit_names_the_partition_and_writes_nothing(broker, access, many):
+    """A group with a live member refuses a commit from outside it: both ways report the first
+    refused partition with the broker's reason, and the member's offsets stay."""
+    bs = broker.bootstrap
+    topic = create_topic(bs, unique("ap-live"), partitions=2)
+    produce(bs, topic, [Record(p, "x") for p in range(2) for _ in range(3)])
+    group = unique("ap-live")
+    commit_offsets(bs, group, {(topic, 0): 1, (topic, 1): 1})
+    with ActiveConsumer(bs, group, [topic]):
+        outcome = access.alter_offsets({group: {(topic, 0): 3, (topic, 1): 3}}, many=many)
+        held = access.committed_positions([group])
+    failure = outcome[group]
+    assert failure is not None and failure.startswith(f"{topic}-"), outcome
+    assert failure.split(": ", 1)[1].strip(), outcome
+    assert held == {group: {(topic, 0): 1, (topic, 1): 1}}
