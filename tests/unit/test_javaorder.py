@@ -1,6 +1,9 @@
 """Java HashMap iteration order, checked against orders Java 17 printed."""
 
-from kafka_groups.core.javaorder import hashmap_order, string_hash, topic_partition_hash
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kafka_groups.core.javaorder import hashmap_bucket, hashmap_order, string_hash, topic_partition_hash
 
 
 def test_string_hash_matches_java():
@@ -46,3 +49,21 @@ def test_two_topics_interleave_as_in_java():
 
 def test_duplicates_keep_their_first_place():
     assert hashmap_order(["b", "a", "b"], string_hash) == hashmap_order(["b", "a"], string_hash)
+
+
+@given(
+    st.lists(st.tuples(st.text(max_size=6), st.integers(0, 20_000)), max_size=300),
+    st.sampled_from([1, 16, 64]),
+)
+def test_order_is_by_bucket_then_first_insertion(pairs, initial_capacity):
+    """The definition the tools rely on, spelled out: the map's bucket (after it grew past
+    three quarters full), then first insertion; duplicates count once."""
+    got = hashmap_order(pairs, lambda tp: topic_partition_hash(*tp), initial_capacity)
+    first: dict[tuple[str, int], int] = {}
+    for tp in pairs:
+        first.setdefault(tp, len(first))
+    capacity = initial_capacity
+    while len(first) > int(capacity * 0.75):
+        capacity *= 2
+    bucket = {tp: hashmap_bucket(topic_partition_hash(*tp), capacity) for tp in first}
+    assert got == sorted(first, key=lambda tp: (bucket[tp], first[tp]))
