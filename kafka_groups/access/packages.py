@@ -14,7 +14,9 @@ Both packages' ``__init__`` load far more than the tools use:
 run, so that ``import pkg.sub`` (and ``from pkg.sub import name``) loads only the modules named.
 The first name anyone in the process takes from the package itself that it does not have yet
 (``from kafka import KafkaConsumer``, ``confluent_kafka.__version__``), or ``dir(pkg)``, runs the
-``__init__`` then, in full and once; threads that ask meanwhile wait for it. Until then only the
+``__init__`` then, in full and once; threads that ask meanwhile wait for it. Two kinds of name
+are answered without it: a submodule (``from pkg import sub`` asks the package first), which is
+imported, and a name the caller maps to the submodule the ``__init__`` takes it from. Until then only the
 package's ``__dict__`` (``vars(pkg)``) shows less. What an application that imports the package
 after the tools did gets is therefore the whole package, a few milliseconds later.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 PROG = "kafka-streams-groups"
 SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete")
@@ -34,5 +34,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.exit(run_tool(PROG, with_watch_default(args), SUBCOMMANDS, translate, load_app))
 
 
+def console() -> NoReturn:
+    """The installed command (and ``python -m``): :func:`main` as the whole process, which
+    ends as soon as the tool is done (kafka_groups/cli/process.py)."""
+    from kafka_groups.cli.process import run_as_process
+
+    run_as_process(main)
+
+
 if __name__ == "__main__":
-    main()
+    console()
