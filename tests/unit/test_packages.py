@@ -1,13 +1,17 @@
-"""confluent-kafka's package registered without its __init__ (kafka_groups/access/packages.py):
-the admin client loads without the serializing clients and asyncio, and the whole package is
-still there, the same objects, for whoever asks. Each case runs in a fresh interpreter (the
-test process has imported confluent-kafka already)."""
+"""The client packages registered without their __init__ (kafka_groups/access/packages.py):
+confluent-kafka's admin client loads without the serializing clients and asyncio, kafka-python's
+protocol layer without its consumer and producer, and each whole package is still there, the
+same objects, for whoever asks. Each case runs in a fresh interpreter (the test process has
+imported both packages already)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SERDE = "('asyncio', 'confluent_kafka.serialization', 'confluent_kafka.deserializing_consumer')"
@@ -17,90 +21,188 @@ def _run(code: str) -> str:
     prelude = (
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
         "from kafka_groups.access.packages import CLIENT_NAMES, prepare_client\n"
+        "from kafka_groups.access.protocol_layer import prepare\n"
         f"SERDE = {SERDE}\n"
         "def loaded():\n"
         "    return sorted(m for m in SERDE if m in sys.modules)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", prelude + code], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(code)], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
 
-def test_the_admin_client_loads_without_the_serializing_clients():
+# Each case: what a fresh interpreter runs after _run's prelude, and the lines it prints.
+CASES = [
+    pytest.param(
+        """
+        prepare_client()
+        from confluent_kafka import KafkaException, TopicPartition, cimpl
+        from confluent_kafka.admin import AdminClient
+        admin = AdminClient({'bootstrap.servers': '127.0.0.1:1'})
+        import confluent_kafka
+        print(loaded(), '__getattr__' in vars(confluent_kafka))
+        print(TopicPartition is cimpl.TopicPartition, KafkaException is cimpl.KafkaException)
+        """,
+        ["[] True", "True True"],
+        id="the_admin_client_loads_without_the_serializing_clients",
+    ),
+    pytest.param(
+        """
+        prepare_client()
+        import confluent_kafka
+        names = [n for part in CLIENT_NAMES.values() for n in part]
+        early = {n: getattr(confluent_kafka, n) for n in names}
+        print(loaded(), '__getattr__' in vars(confluent_kafka))
+        from confluent_kafka import DeserializingConsumer
+        print(loaded(), '__getattr__' in vars(confluent_kafka))
+        print([n for n, v in early.items() if getattr(confluent_kafka, n) is not v])
+        print(confluent_kafka.__version__ == confluent_kafka.version())
+        print(DeserializingConsumer.__module__)
+        """,
+        [
+            "[] True",
+            "['asyncio', 'confluent_kafka.deserializing_consumer', 'confluent_kafka.serialization'] False",
+            "[]",
+            "True",
+            "confluent_kafka.deserializing_consumer",
+        ],
+        id="the_names_taken_early_are_the_ones_the_init_binds",
+    ),
+    pytest.param(
+        """
+        prepare_client()
+        import confluent_kafka
+        print(confluent_kafka.ThrottleEvent.__module__)
+        try:
+            confluent_kafka.no_such_name
+        except AttributeError as exc:
+            print(type(exc).__name__)
+        """,
+        ["confluent_kafka", "AttributeError"],
+        id="a_name_only_the_init_defines_runs_it_and_a_missing_one_is_an_attribute_error",
+    ),
+    pytest.param(
+        """
+        prepare_client()
+        import confluent_kafka
+        print(hasattr(confluent_kafka, 'error'), type(confluent_kafka.error).__name__)
+        print('__getattr__' in vars(confluent_kafka))
+        """,
+        ["True module", "True"],
+        id="a_submodule_asked_of_the_package_is_imported_without_the_init",
+    ),
+    pytest.param(
+        """
+        prepare_client()
+        import confluent_kafka
+        print('SerializingProducer' in dir(confluent_kafka))
+        ns = {}
+        exec('from confluent_kafka import *', ns)
+        print('DeserializingConsumer' in ns)
+        """,
+        ["True", "True"],
+        id="star_import_and_dir_see_the_whole_package",
+    ),
+    pytest.param(
+        """
+        import confluent_kafka
+        before = sys.modules['confluent_kafka']
+        prepare_client()
+        print(sys.modules['confluent_kafka'] is before, 'asyncio' in sys.modules)
+        """,
+        ["True True"],
+        id="prepare_leaves_an_imported_package_alone",
+    ),
+    pytest.param(
+        """
+        prepare()
+        from kafka.admin import KafkaAdminClient, OffsetSpec
+        from kafka.errors import KafkaError
+        from kafka.protocol.admin import ListGroupsRequest
+        others = ('kafka.consumer', 'kafka.producer', 'kafka.serializer')
+        print(sorted(m for m in others if m in sys.modules))
+        print(KafkaAdminClient.__module__)
+        """,
+        ["[]", "kafka.admin.client"],
+        id="the_protocol_layer_loads_without_the_consumer_and_producer",
+    ),
+    pytest.param(
+        """
+        prepare()
+        import kafka.admin
+        from kafka import KafkaConsumer, KafkaProducer
+        import kafka
+        same = kafka.__version__ == kafka.version.__version__
+        print(KafkaConsumer.__module__, KafkaProducer.__module__, same)
+        print('__getattr__' in vars(kafka))
+        """,
+        ["kafka.consumer.group kafka.producer.kafka True", "False"],
+        id="a_name_from_the_package_itself_runs_its_init_in_full",
+    ),
+    pytest.param(
+        """
+        prepare()
+        import kafka
+        try:
+            kafka.no_such_name
+        except AttributeError:
+            print('AttributeError')
+        """,
+        ["AttributeError"],
+        id="a_missing_name_is_still_an_attribute_error",
+    ),
+    pytest.param(
+        """
+        import kafka
+        before = sys.modules['kafka']
+        prepare()
+        print(sys.modules['kafka'] is before)
+        """,
+        ["True"],
+        id="prepare_leaves_an_imported_kafka_python_alone",
+    ),
+    pytest.param(
+        """
+        prepare()
+        import kafka
+        print('KafkaAdminClient' in dir(kafka))
+        """,
+        ["True"],
+        id="dir_of_the_package_lists_what_its_init_defines",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "printed"), CASES)
+def test_the_package_as_the_case_finds_it(code, printed):
+    assert _run(code).splitlines() == printed
+
+
+def test_threads_that_ask_the_package_at_once_all_get_the_whole_of_it():
+    """The first name asked for runs the __init__ (tens of milliseconds); threads that ask while it
+    runs wait for it, as they would for any import, instead of seeing a half-built package."""
     out = _run(
-        "prepare_client()\n"
-        "from confluent_kafka import KafkaException, TopicPartition, cimpl\n"
-        "from confluent_kafka.admin import AdminClient\n"
-        "admin = AdminClient({'bootstrap.servers': '127.0.0.1:1'})\n"
-        "import confluent_kafka\n"
-        "print(loaded(), '__getattr__' in vars(confluent_kafka))\n"
-        "print(TopicPartition is cimpl.TopicPartition, KafkaException is cimpl.KafkaException)\n"
+        "import threading\n"
+        "prepare()\n"
+        "start = threading.Barrier(8)\n"
+        "failures = []\n"
+        "def ask(i):\n"
+        "    start.wait()\n"
+        "    try:\n"
+        "        if i % 2:\n"
+        "            from kafka import KafkaProducer\n"
+        "        else:\n"
+        "            import kafka\n"
+        "            kafka.KafkaConsumer\n"
+        "    except Exception as exc:\n"
+        "        failures.append(repr(exc))\n"
+        "threads = [threading.Thread(target=ask, args=(i,)) for i in range(8)]\n"
+        "for t in threads: t.start()\n"
+        "for t in threads: t.join()\n"
+        "print(failures)\n"
+        "import kafka\n"
+        "print('KafkaConsumer' in dir(kafka))\n"
     )
-    assert out.splitlines() == ["[] True", "True True"]
-
-
-def test_the_names_taken_early_are_the_ones_the_init_binds():
-    out = _run(
-        "prepare_client()\n"
-        "import confluent_kafka\n"
-        "names = [n for part in CLIENT_NAMES.values() for n in part]\n"
-        "early = {n: getattr(confluent_kafka, n) for n in names}\n"
-        "print(loaded(), '__getattr__' in vars(confluent_kafka))\n"
-        "from confluent_kafka import DeserializingConsumer\n"
-        "print(loaded(), '__getattr__' in vars(confluent_kafka))\n"
-        "print([n for n, v in early.items() if getattr(confluent_kafka, n) is not v])\n"
-        "print(confluent_kafka.__version__ == confluent_kafka.version())\n"
-        "print(DeserializingConsumer.__module__)\n"
-    )
-    assert out.splitlines() == [
-        "[] True",
-        "['asyncio', 'confluent_kafka.deserializing_consumer', 'confluent_kafka.serialization'] False",
-        "[]",
-        "True",
-        "confluent_kafka.deserializing_consumer",
-    ]
-
-
-def test_a_name_only_the_init_defines_runs_it_and_a_missing_one_is_an_attribute_error():
-    out = _run(
-        "prepare_client()\n"
-        "import confluent_kafka\n"
-        "print(confluent_kafka.ThrottleEvent.__module__)\n"
-        "try:\n"
-        "    confluent_kafka.no_such_name\n"
-        "except AttributeError as exc:\n"
-        "    print(type(exc).__name__)\n"
-    )
-    assert out.splitlines() == ["confluent_kafka", "AttributeError"]
-
-
-def test_a_submodule_asked_of_the_package_is_imported_without_the_init():
-    out = _run(
-        "prepare_client()\n"
-        "import confluent_kafka\n"
-        "print(hasattr(confluent_kafka, 'error'), type(confluent_kafka.error).__name__)\n"
-        "print('__getattr__' in vars(confluent_kafka))\n"
-    )
-    assert out.splitlines() == ["True module", "True"]
-
-
-def test_star_import_and_dir_see_the_whole_package():
-    out = _run(
-        "prepare_client()\n"
-        "import confluent_kafka\n"
-        "print('SerializingProducer' in dir(confluent_kafka))\n"
-        "ns = {}\n"
-        "exec('from confluent_kafka import *', ns)\n"
-        "print('DeserializingConsumer' in ns)\n"
-    )
-    assert out.splitlines() == ["True", "True"]
-
-
-def test_prepare_leaves_an_imported_package_alone():
-    out = _run(
-        "import confluent_kafka\n"
-        "before = sys.modules['confluent_kafka']\n"
-        "prepare_client()\n"
-        "print(sys.modules['confluent_kafka'] is before, 'asyncio' in sys.modules)\n"
-    )
-    assert out.strip() == "True True"
+    assert out.splitlines() == ["[]", "True"]
