@@ -14,9 +14,9 @@ Both packages' ``__init__`` load far more than the tools use:
 run, so that ``import pkg.sub`` (and ``from pkg.sub import name``) loads only the modules named.
 The first name anyone in the process takes from the package itself that it does not have yet
 (``from kafka import KafkaConsumer``, ``confluent_kafka.__version__``), or ``dir(pkg)``, runs the
-``__init__`` then, in full and once; threads that ask meanwhile wait for it. Two kinds of name
-are answered without it: a submodule (``from pkg import sub`` asks the package first), which is
-imported, and a name the caller maps to the submodule the ``__init__`` takes it from. Until then only the
+``__init__`` then, in full and once; threads that ask meanwhile wait for it. The names the caller
+lists are answered without it: each from the submodule the ``__init__`` takes it from, or a
+submodule itself (``from pkg import sub`` asks the package first). Until then only the
 package's ``__dict__`` (``vars(pkg)``) shows less. What an application that imports the package
 after the tools did gets is therefore the whole package, a few milliseconds later.
 
@@ -74,7 +74,9 @@ CLIENT_NAMES: dict[str, tuple[str, ...]] = {
 def defer_init(package: str, parts: Mapping[str, str] | None = None) -> None:
     """Register ``package`` with its ``__init__`` not yet run (a no-op once it is imported).
     ``parts`` maps names the ``__init__`` would take from its submodules to those submodules
-    (relative to the package): asked for first, such a name is taken from there alone."""
+    (relative to the package): asked for first, such a name is taken from there alone. A name
+    mapped to itself is a submodule, imported when asked for (``from package import sub`` asks
+    the package first)."""
     if package in sys.modules:
         return
     spec = importlib.util.find_spec(package)
@@ -95,26 +97,28 @@ def defer_init(package: str, parts: Mapping[str, str] | None = None) -> None:
         with lock:
             if "__getattr__" not in module.__dict__:
                 return
+            # What was set on the package before (a name taken from its module, a test's patch)
+            # stays: had the __init__ run first, it would have been set over the __init__'s.
+            before = {k: v for k, v in module.__dict__.items() if not k.startswith("__")}
             running.now = True
             try:
                 loader.exec_module(module)
             finally:
                 running.now = False
+            module.__dict__.update(before)
             del module.__dict__["__getattr__"], module.__dict__["__dir__"]
 
     def complete(name: str) -> object:
         # PEP 562: called for a name the module does not have yet.
         if not getattr(running, "now", False) and not name.startswith("__"):
             part = parts.get(name)
+            if part == name:
+                return importlib.import_module(f"{package}.{part}")
             if part is not None:
                 value = getattr(importlib.import_module(f"{package}.{part}"), name, _MISSING)
                 if value is not _MISSING:
                     module.__dict__.setdefault(name, value)
                     return value
-            elif importlib.util.find_spec(f"{package}.{name}") is not None:
-                # ``from package import submodule`` asks the package first: the submodule,
-                # imported, is the answer, as it is once the __init__ has run.
-                return importlib.import_module(f"{package}.{name}")
         run_init()
         try:
             return module.__dict__[name]
@@ -132,4 +136,12 @@ def defer_init(package: str, parts: Mapping[str, str] | None = None) -> None:
 
 def prepare_client() -> None:
     """Register confluent-kafka's package without its serializing clients (see above)."""
-    defer_init(CLIENT, {name: part for part, names in CLIENT_NAMES.items() for name in names})
+    if CLIENT in sys.modules:
+        return
+    parts = {name: part for part, names in CLIENT_NAMES.items() for name in names}
+    # The admin client's modules take the C extension itself from the package.
+    defer_init(CLIENT, parts | {"cimpl": "cimpl"})
+    # Its error and serialization modules import each other, and load only in the order the
+    # __init__ gives them: error first. Loaded now (a millisecond), an application that imports
+    # the serializers after the tools did gets them.
+    importlib.import_module(f"{CLIENT}.error")

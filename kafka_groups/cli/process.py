@@ -5,9 +5,10 @@ By the time a tool's ``main`` returns or exits, its output is written and every 
 opened is closed and freed (``runner.run_tool`` sweeps and settles last). What the interpreter's
 own shutdown would still do is collect every object the run made and tear down each module it
 loaded: 15-30 ms of a command that takes a hundred, spent on nothing the user sees. So the
-process flushes stdout and stderr, runs the exit handlers (logging's flush among them) and
-leaves with the tool's status. A thread of its own that is still running (no tool leaves one)
-keeps the ordinary shutdown, which waits for it.
+process runs the exit handlers (logging's flush among them), flushes stdout and stderr and
+leaves with the tool's status. A flush that fails for another reason than a reader that went
+away, and a thread of its own still running (no tool leaves one), take Python's own exit, which
+reports the one and waits for the other.
 
 The collector is off from the start (``runner.run_tool`` keeps it off for the command itself;
 a ``--watch`` turns it back on): before the command, the imports would only trigger passes over
@@ -18,7 +19,6 @@ raises ``SystemExit`` and leaves the collector as it was.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import gc
 import os
 import sys
@@ -37,11 +37,15 @@ def run_as_process(main: Callable[[], object]) -> NoReturn:
         code = 0
     if not isinstance(code, int) or _threads_running():
         sys.exit(code)  # Python's own exit: it prints a message code, or waits for the threads
+    atexit._run_exitfuncs()  # first, as Python's own exit: what they write is flushed below
     for stream in (sys.stdout, sys.stderr):
-        # A reader that went away (| head), or a closed stream: nothing more can be said there.
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    atexit._run_exitfuncs()
+        try:
+            if stream is not None:
+                stream.flush()
+        except BrokenPipeError:
+            pass  # the reader went away (| head): the status stands, as in runner.run_tool
+        except (OSError, ValueError):
+            sys.exit(code)  # a disk full or a closed stream: Python's own exit reports it
     os._exit(code & 0xFF)
 
 

@@ -53,11 +53,10 @@ CLIENTS = frozenset({"confluent_kafka", "kafka"})
 # (kafka_groups/access/protocol_layer.py) does not.
 KAFKA_PYTHON_CLIENTS = frozenset({"kafka.consumer", "kafka.producer"})
 # What confluent-kafka's package __init__ loads beside the clients the tools use: its
-# serializing producer and consumer, their serialization framework and asyncio
-# (kafka_groups/access/packages.py registers the package without running it).
+# serializing producer and consumer and asyncio (kafka_groups/access/packages.py registers the
+# package without running it; the small serialization module loads, as the error module needs).
 CONFLUENT_SERDE = frozenset(
     {
-        "confluent_kafka.serialization",
         "confluent_kafka.deserializing_consumer",
         "confluent_kafka.serializing_producer",
         "asyncio",

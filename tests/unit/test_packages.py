@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SERDE = "('asyncio', 'confluent_kafka.serialization', 'confluent_kafka.deserializing_consumer')"
+SERDE = "('asyncio', 'confluent_kafka.deserializing_consumer', 'confluent_kafka.serializing_producer')"
 
 
 def _run(code: str) -> str:
@@ -63,7 +63,8 @@ CASES = [
         """,
         [
             "[] True",
-            "['asyncio', 'confluent_kafka.deserializing_consumer', 'confluent_kafka.serialization'] False",
+            str(["asyncio", "confluent_kafka.deserializing_consumer", "confluent_kafka.serializing_producer"])
+            + " False",
             "[]",
             "True",
             "confluent_kafka.deserializing_consumer",
@@ -82,6 +83,41 @@ CASES = [
         """,
         ["confluent_kafka", "AttributeError"],
         id="a_name_only_the_init_defines_runs_it_and_a_missing_one_is_an_attribute_error",
+    ),
+    pytest.param(
+        """
+        prepare_client()
+        from confluent_kafka.serialization import StringSerializer
+        import confluent_kafka.deserializing_share_consumer
+        import confluent_kafka
+        print(StringSerializer.__module__, '__getattr__' in vars(confluent_kafka))
+        """,
+        [
+            "confluent_kafka.serialization True",
+        ],
+        id="the_serializers_import_on_their_own_after_the_tools",
+    ),
+    pytest.param(
+        """
+        prepare_client()
+        from unittest import mock
+        import confluent_kafka
+        with mock.patch('confluent_kafka.Producer') as patched:
+            confluent_kafka.__version__  # runs the __init__, which binds Producer too
+            print(confluent_kafka.Producer is patched)
+        print(confluent_kafka.Producer is confluent_kafka.cimpl.Producer)
+        """,
+        ["True", "True"],
+        id="a_patch_outlasts_the_init",
+    ),
+    pytest.param(
+        """
+        prepare_client()
+        import confluent_kafka
+        print(hasattr(confluent_kafka, 'avro'), 'confluent_kafka.avro' in sys.modules)
+        """,
+        ["False False"],
+        id="a_submodule_not_loaded_is_no_attribute",
     ),
     pytest.param(
         """

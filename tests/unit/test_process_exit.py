@@ -26,6 +26,7 @@ def test_output_status_and_exit_handlers_survive_the_quick_end(tmp_path):
     proc = _run(
         "import atexit\n"
         "atexit.register(lambda: print('handler ran', file=sys.stderr))\n"
+        "atexit.register(lambda: sys.stdout.write('y'))\n"
         "def main():\n"
         "    sys.stdout.write('x' * 200_000)  # more than any pipe or buffer holds, no newline\n"
         "    sys.stderr.write('last words')\n"
@@ -34,8 +35,21 @@ def test_output_status_and_exit_handlers_survive_the_quick_end(tmp_path):
         tmp_path,
     )
     assert proc.returncode == 3
-    assert proc.stdout == "x" * 200_000
+    assert proc.stdout == "x" * 200_000 + "y"
     assert proc.stderr == "last wordshandler ran\n"
+
+
+def test_a_closed_stdout_keeps_the_status_and_runs_the_handlers_once(tmp_path):
+    proc = _run(
+        "import atexit\n"
+        "atexit.register(lambda: sys.stderr.write('handler ran;'))\n"
+        "def main():\n"
+        "    sys.stdout.close()\n"
+        "    sys.exit(5)\n"
+        "run_as_process(main)\n",
+        tmp_path,
+    )
+    assert (proc.returncode, proc.stderr) == (5, "handler ran;")
 
 
 def test_a_main_that_returns_is_status_zero(tmp_path):
