@@ -163,8 +163,8 @@ class CommitsAccess(Connection):
             max_version=8,  # the last version before KIP-848's member epochs
         )
         client = self._protocol
-        coordinator = await client._find_coordinator_id(group)
-        response = await client._manager.send(request, node_id=coordinator)
+        coordinator = (await client.coordinators([group]))[group]
+        response = await client.manager.send(request, node_id=coordinator)
         for topic_answer in response.topics:
             for p in topic_answer.partitions:
                 if p.error_code:
@@ -198,9 +198,9 @@ class CommitsAccess(Connection):
         from kafka.structs import TopicPartition as KafkaTP
 
         client = self._protocol
-        request = client._delete_group_offsets_request(group_id, [KafkaTP(t, p) for t, p in partitions])
+        request = client.admin._delete_group_offsets_request(group_id, [KafkaTP(t, p) for t, p in partitions])
         coordinator = (await self._coordinators_of([group_id]))[group_id]
-        response = await client._manager.send(request, node_id=coordinator)
+        response = await client.manager.send(request, node_id=coordinator)
         if response.error_code in RETRIABLE_COORDINATOR_ERRORS:  # refused, not written: try again
             raise Unavailable(_coordinator_of([group_id]), _protocol_error(response.error_code).name)
         if response.error_code:

@@ -80,7 +80,7 @@ class Connection(ProtocolCalls):
         if alone:
             config["bootstrap_timeout_ms"] = min(total_ms, FIRST_LOGIN_MS)
         began = time.monotonic()
-        client = protocol_layer.admin_client(config)
+        client = protocol_layer.ProtocolClient(config)
         try:
             if not client.bootstrapped:
                 if not alone or total_ms <= FIRST_LOGIN_MS:

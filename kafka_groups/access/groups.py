@@ -205,7 +205,7 @@ class GroupsAccess(Connection):
     ) -> AsyncIterator[tuple[int, Any]]:
         """One request per coordinator for all its groups, all in flight together; yields each
         coordinator's answer in turn (one that does not answer is ``Unavailable``)."""
-        manager = self._protocol._manager
+        manager = self._protocol.manager
         sent = [(node, manager.send(request(ids), node_id=node)) for node, ids in by_node.items()]
         for node, future in sent:
             yield node, await self._answer(future, _coordinator_of(by_node[node]))
@@ -266,9 +266,9 @@ class GroupsAccess(Connection):
         from kafka.protocol.admin import ListGroupsRequest
 
         client = self._protocol
-        brokers = [b.node_id for b in client._manager.cluster.brokers()]
+        brokers = [b.node_id for b in client.manager.cluster.brokers()]
         request = ListGroupsRequest(types_filter=types, min_version=5) if types else ListGroupsRequest()
-        sent = [(node, client._manager.send(request, node_id=node)) for node in brokers]
+        sent = [(node, client.manager.send(request, node_id=node)) for node in brokers]
         groups: list[dict[str, Any]] = []
         for node, future in sent:
             # Every broker must answer: each coordinates its own share of the groups.

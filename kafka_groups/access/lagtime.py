@@ -125,7 +125,7 @@ async def _fetch_all(
     from kafka.errors import KafkaError
     from kafka.protocol.consumer import FetchRequest
 
-    manager = access._protocol._manager
+    manager = access._protocol.manager
     pending = []
     for leader, partitions in wanted.items():
         by_topic: dict[str, list[Any]] = {}

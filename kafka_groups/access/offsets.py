@@ -118,12 +118,12 @@ class OffsetsAccess(Connection):
 
         client = self._protocol
         by_coordinator: dict[int, list[str]] = {}
-        for group_id, node in (await client._find_coordinator_ids(group_ids)).items():
+        for group_id, node in (await client.coordinators(group_ids)).items():
             by_coordinator.setdefault(node, []).append(group_id)
         fetched: dict[str, list[Any]] = {}
         for node, ids in by_coordinator.items():
-            for asked, request in client._list_group_offsets_requests(dict.fromkeys(ids)):
-                response = await client._manager.send(request, node_id=node)
+            for asked, request in client.offset_fetch_requests(ids):
+                response = await client.manager.send(request, node_id=node)
                 if response.error_code:
                     raise for_code(response.error_code)(f"OffsetFetchResponse failed for group '{asked}'.")
                 for answer in response.groups if response.API_VERSION >= 8 else [response]:

@@ -28,11 +28,11 @@ class ProtocolCalls:
         raise NotImplementedError
 
     def _run(self, coro: Any, *args: Any) -> Any:
-        return self._protocol._manager.run(coro, *args)
+        return self._protocol.manager.run(coro, *args)
 
     def _broker_label(self, node_id: Any) -> str:
         """``2 (127.0.0.1:9092)``: a broker as messages name it."""
-        broker = self._protocol._manager.cluster.broker_metadata(node_id)
+        broker = self._protocol.manager.cluster.broker_metadata(node_id)
         return f"{node_id} ({broker.host}:{broker.port})" if broker is not None else str(node_id)
 
     @staticmethod
@@ -54,7 +54,7 @@ class ProtocolCalls:
         from kafka.errors import KafkaError
 
         try:
-            found: dict[str, Any] = await self._protocol._find_coordinator_ids(group_ids)
+            found: dict[str, Any] = await self._protocol.coordinators(group_ids)
         except KafkaError as exc:
             if is_retriable(exc):
                 raise Unavailable(_coordinator_of(group_ids), describe_error(exc)) from None
@@ -65,12 +65,12 @@ class ProtocolCalls:
         """Drop the protocol layer's cached coordinators, so the next attempt asks again."""
         from kafka.protocol.metadata import CoordinatorType
 
-        cache = self._protocol._manager.cluster._coordinators
+        cache = self._protocol.manager.cluster._coordinators
         for group_id in group_ids:
             cache.pop((CoordinatorType.GROUP, group_id), None)
 
     def _coordinator(self, node_id: int) -> Coordinator:
-        broker = self._protocol._manager.cluster.broker_metadata(node_id)
+        broker = self._protocol.manager.cluster.broker_metadata(node_id)
         return Coordinator(broker.host, broker.port, node_id)
 
     def _refresh_protocol_metadata(self) -> None:
@@ -78,14 +78,14 @@ class ProtocolCalls:
 
         # A failed refresh is left to the next attempt, which meets whatever is wrong and names it.
         with contextlib.suppress(KafkaError):
-            self._run(self._protocol._manager.cluster.refresh_metadata)
+            self._run(self._protocol.manager.cluster.refresh_metadata)
 
     def _broker_api_version(self, api_key: int) -> int:
         """The highest version of an API that the brokers support (-1: none).
 
         Read from the negotiated ApiVersions table itself: kafka-python's ``api_versions()``
         fails on API keys newer than it knows, which recent brokers send."""
-        versions = self._protocol._manager.broker_version_data.api_versions
+        versions = self._protocol.manager.broker_version_data.api_versions
         low_high = versions.get(api_key)
         return int(low_high[1]) if low_high else -1
 

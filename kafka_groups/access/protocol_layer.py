@@ -1,24 +1,43 @@
 """kafka-python's protocol layer, loaded without the rest of kafka-python.
 
 The package's ``__init__`` imports its consumer, producer, serializers and record formats
-before anything else, none of which the tools use. :func:`prepare` registers the package without
-running that ``__init__`` (packages.py says how, and what an application that imports
-kafka-python itself then gets), so that ``from kafka.admin import KafkaAdminClient`` (and the
-other ``kafka.*`` imports of this layer) load only the modules they name.
-:class:`~kafka_groups.access.connection.Connection` registers it when it is made, so that an
-application that builds one (``PolicyConsumer`` does) and then imports kafka-python itself gets
-this package.
+before anything else, none of which the tools use; its two message packages (``kafka.protocol.admin``
+and ``kafka.protocol.consumer``) import every request they hold, and its admin client imports
+both whole. :func:`prepare` and :func:`prepare_messages` register the three packages without
+running their ``__init__`` (packages.py says how, and what an application that imports
+kafka-python itself then gets), and :class:`ProtocolClient` opens a connection with the
+library's connection manager alone, so that a command loads the requests it sends and no others.
+:class:`~kafka_groups.access.connection.Connection` registers the package when it is made, so
+that an application that builds one (``PolicyConsumer`` does) and then imports kafka-python
+itself gets this package.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from functools import cached_property
 from typing import Any
 
 from kafka_groups.access.packages import defer_init
 
 PACKAGE = "kafka"
+# The message packages, with the names the tools and the library's connection modules take
+# from them, each from the module that defines it; any other name runs the package's __init__.
+MESSAGES: dict[str, dict[str, str]] = {
+    "kafka.protocol.admin": {
+        "DescribeGroupsRequest": "groups",
+        "ListGroupsRequest": "groups",
+        "ListPartitionReassignmentsRequest": "topics",
+    },
+    "kafka.protocol.consumer": {
+        "OffsetFetchRequest": "group",
+        "OffsetCommitRequest": "group",
+        "DEFAULT_GENERATION_ID": "group",
+        "UNKNOWN_MEMBER_ID": "group",
+        "FetchRequest": "fetch",
+    },
+}
 
 
 def prepare() -> None:
@@ -30,33 +49,135 @@ def prepare() -> None:
     logging.getLogger(PACKAGE).addHandler(logging.NullHandler())
 
 
-def admin_client(config: dict[str, Any]) -> Any:
-    """kafka-python's ``KafkaAdminClient`` with its network thread started. A bootstrap that
-    times out (``bootstrap_timeout_ms``) does not raise: the client is left with ``bootstrapped``
-    false and the error in ``bootstrap_error``, to be bootstrapped again (``bootstrap(ms)``, which
-    raises when it times out) or closed."""
+def prepare_messages() -> None:
+    """Register the message packages too (a no-op for one imported already). Done when a
+    :class:`ProtocolClient` opens, not with :func:`prepare`: registering a subpackage imports
+    its parent, which a command that does not use the layer never loads."""
     prepare()
-    from kafka.admin import KafkaAdminClient
-    from kafka.errors import KafkaTimeoutError
+    for package, names in MESSAGES.items():
+        defer_init(package, names)
 
-    class Admin(KafkaAdminClient):  # type: ignore[misc]
-        bootstrap_error: KafkaTimeoutError | None = None
 
-        def __init__(self, **settings: Any) -> None:
-            try:
-                super().__init__(**settings)
-            except KafkaTimeoutError as exc:  # raised by the bootstrap, the constructor's last step
-                if not hasattr(self, "_manager"):
-                    raise
-                self.bootstrap_error = exc
-                self._closed = False
-                self._controller_id = None
+class ProtocolClient:
+    """kafka-python's connection manager with its network thread started and bootstrapped.
 
-        @property
-        def bootstrapped(self) -> bool:
-            return bool(self._manager.bootstrapped)
+    A bootstrap that times out (``bootstrap_timeout_ms``) does not raise: the client is left
+    with ``bootstrapped`` false and the error in ``bootstrap_error``, to be bootstrapped again
+    (``bootstrap(ms)``, which raises when it times out) or closed. ``config`` takes the settings
+    kafka-python's admin client takes for its connection; one it does not know is refused, as
+    the admin client refuses it."""
 
-        def bootstrap(self, timeout_ms: int) -> None:
-            self._manager.bootstrap(timeout_ms)
+    def __init__(self, config: dict[str, Any]) -> None:
+        prepare_messages()
+        import socket
 
-    return Admin(**config)
+        from kafka.errors import KafkaConfigurationError, KafkaTimeoutError
+        from kafka.net.manager import KafkaConnectionManager
+        from kafka.net.selector import NetworkSelector
+
+        # What kafka-python's admin client sets over the connection manager's defaults: answers
+        # up to 100 MB (a 10,000-partition OffsetFetch, a cluster's metadata), no TCP keepalive.
+        admin_defaults = {
+            "receive_message_max_bytes": 100_000_000,
+            "socket_options": [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+        }
+        settings = {**admin_defaults, **config}
+        timeout_ms = settings.pop("bootstrap_timeout_ms", None)
+        unknown = set(settings) - set(KafkaConnectionManager.DEFAULT_CONFIG)
+        if unknown:
+            raise KafkaConfigurationError(f"Unrecognized configs: {sorted(unknown)}")
+        self.config = settings
+        self.bootstrap_error: Any = None  # the KafkaTimeoutError of a bootstrap that timed out
+        self._closed = False
+        self._net = NetworkSelector(**settings)
+        self.manager = KafkaConnectionManager(self._net, **settings)
+        self._net.start()
+        try:
+            self.manager.bootstrap(timeout_ms)
+        except KafkaTimeoutError as exc:
+            self.bootstrap_error = exc
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def bootstrapped(self) -> bool:
+        return bool(self.manager.bootstrapped)
+
+    def bootstrap(self, timeout_ms: int) -> None:
+        self.manager.bootstrap(timeout_ms)
+
+    async def coordinators(self, group_ids: list[str]) -> dict[str, int]:
+        """Each group's coordinator: those not known yet asked in one FindCoordinator (v4,
+        Kafka 3.0 and later) or, before, one each, all in flight together. The answers are kept
+        by the cluster metadata, which raises an error a group is answered with as its
+        ``KafkaError``."""
+        from kafka.protocol.metadata import CoordinatorType, FindCoordinatorRequest
+
+        group = CoordinatorType.GROUP
+        cluster = self.manager.cluster
+        found: dict[str, int] = {}
+        for group_id in group_ids:
+            known = cluster.get_coordinator(group_id, group)
+            if known is not None:
+                found[group_id] = known
+        unknown = [group_id for group_id in group_ids if group_id not in found]
+        if not unknown:
+            return found
+        send = self.manager.send
+        if self.manager.broker_version_data.api_version(FindCoordinatorRequest) >= 4:
+            batch = FindCoordinatorRequest(key_type=group.value, coordinator_keys=unknown, min_version=4)
+            answers = [(c.key, c) for c in (await send(batch)).coordinators]
+        else:
+            one = [FindCoordinatorRequest(key=g, key_type=group.value, max_version=3) for g in unknown]
+            sent = [(g, send(request)) for g, request in zip(unknown, one, strict=True)]
+            answers = [(g, await future) for g, future in sent]
+        for group_id, answer in answers:
+            found[group_id] = cluster.add_coordinator(answer, group, group_id, synthesize_node_id=False)
+        return found
+
+    def offset_fetch_requests(self, group_ids: list[str]) -> list[tuple[str | None, Any]]:
+        """OffsetFetch of every partition the groups committed: one request for all of them
+        (v8, Kafka 3.0 and later) or, before, one per group; each with the group it asks for
+        (None: the answer names its groups)."""
+        from kafka.protocol.consumer.group import OffsetFetchRequest
+
+        if self.manager.broker_version_data.api_version(OffsetFetchRequest) < 8:
+            every = {"topics": None, "min_version": 2, "max_version": 8}  # None: all topics
+            return [(g, OffsetFetchRequest(group_id=g, **every)) for g in group_ids]
+        group = OffsetFetchRequest.OffsetFetchRequestGroup
+        groups = [group(group_id=g, topics=None) for g in group_ids]
+        return [(None, OffsetFetchRequest(groups=groups, min_version=8, max_version=8))]
+
+    @cached_property
+    def admin(self) -> Any:
+        """kafka-python's admin client on this connection, for the calls only it has (adding
+        partitions, log directories, topic configs, requests to the controller). Its
+        constructor would open a connection of its own and log in again, so it is bound to this
+        one instead: each attribute the constructor sets is set from here (a test holds the
+        list to the constructor's). It is closed with this client."""
+        from kafka.admin import KafkaAdminClient
+        from kafka.metrics import Metrics
+        from kafka.net.compat import KafkaNetClient
+
+        admin = KafkaAdminClient.__new__(KafkaAdminClient)
+        admin.config = {**KafkaAdminClient.DEFAULT_CONFIG, **self.config}
+        admin._metrics = Metrics()
+        admin._client = KafkaNetClient(net=self._net, manager=self.manager)
+        admin._manager = self.manager
+        admin._net = self._net
+        admin._closed = False
+        admin._controller_id = None
+        return admin
+
+    def close(self) -> None:
+        """Close the connections and stop the network thread (as the admin client closes)."""
+        if self._closed:
+            return
+        self._closed = True
+        if "admin" in self.__dict__:
+            self.admin._closed = True
+            self.admin._metrics.close()
+        self.manager.close()
+        self._net.close()
+        self._net.stop()

@@ -65,7 +65,7 @@ def partition_sizes(
     sizes: dict[TopicPartition, int] = {}
     for leader, topics in sorted(by_leader.items()):
         try:
-            answers = access._protocol.describe_log_dirs(topic_partitions=topics, brokers=[leader])
+            answers = access._protocol.admin.describe_log_dirs(topic_partitions=topics, brokers=[leader])
         except Exception:  # best effort: the byte check is then skipped
             continue
         for answer in answers if isinstance(answers, list) else [answers]:

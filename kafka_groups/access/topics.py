@@ -48,7 +48,7 @@ class TopicsAccess(Connection):
     async def _topic_layout(self) -> tuple[dict[str, tuple[int, str]], frozenset[int]]:
         from kafka.protocol.metadata import MetadataRequest
 
-        response = await self._protocol._manager.send(
+        response = await self._protocol.manager.send(
             MetadataRequest(topics=None, allow_auto_topic_creation=False)
         )
         topics = {
@@ -79,7 +79,7 @@ class TopicsAccess(Connection):
         from kafka_groups.access.messages import DescribeTopicPartitionsRequest
 
         client = self._protocol
-        manager = client._manager
+        manager = client.manager
         if self._broker_api_version(DESCRIBE_TOPIC_PARTITIONS_API_KEY) < 0:
             raise ClusterError("the brokers do not support DescribeTopicPartitions (Kafka 3.7 or later)")
         batches: list[list[str]] = [[]]
@@ -121,7 +121,7 @@ class TopicsAccess(Connection):
         # what each page went to, to name a broker that does not answer
         node_of = {index: nodes[index % len(nodes)] for index, _, _ in pending}
         resources = [ConfigResource(ConfigResourceType.TOPIC, name) for name in sorted(counts)]
-        configs_future = manager.send(client._describe_configs_request(resources), node_id=nodes[0])
+        configs_future = manager.send(client.admin._describe_configs_request(resources), node_id=nodes[0])
 
         partitions: dict[str, list[PartitionState]] = defaultdict(list)
         ids: dict[str, str] = {}
@@ -176,13 +176,13 @@ class TopicsAccess(Connection):
 
         request = ListPartitionReassignmentsRequest(timeout_ms=self.settings.timeout_ms, topics=None)
         try:
-            response = await self._protocol._send_request_to_controller(request)
+            response = await self._protocol.admin._send_request_to_controller(request)
         except (UnsupportedVersionError, ClusterAuthorizationFailedError):
             return {}
         except KafkaError as exc:
             if not is_retriable(exc):
                 raise
-            self._protocol._controller_id = None  # ask for the controller again next time
+            self._protocol.admin._controller_id = None  # ask for the controller again next time
             raise Unavailable("the ongoing partition reassignments", describe_error(exc)) from None
         if response.error_code in (UNSUPPORTED_VERSION, CLUSTER_AUTHORIZATION_FAILED):
             return {}
@@ -240,7 +240,7 @@ class TopicsAccess(Connection):
         }
         response = self._via_protocol(
             "adding partitions",
-            lambda: self._protocol.create_partitions(
+            lambda: self._protocol.admin.create_partitions(
                 request, timeout_ms=self.settings.timeout_ms, validate_only=validate_only, raise_errors=False
             ),
             retry=False,

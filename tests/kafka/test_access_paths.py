@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from kafka_groups.access import offsets
+from kafka_groups.access import connection, offsets
 from kafka_groups.access.cluster import KafkaAccess
+from kafka_groups.access.protocol_layer import ProtocolClient
 from kafka_groups.settings import resolve_settings
 from tests.kafka_helpers import (
     ActiveConsumer,
@@ -42,6 +43,67 @@ def test_committed_offsets_agree(broker, access):
     assert access.committed_with_metadata(group) == {(topic, 0): (3, ""), (topic, 2): (9, "")}
     none = unique("ap-none")
     assert access.committed_offsets([none]) == {none: {}}
+
+
+@pytest.mark.parametrize(
+    ("api_version", "requests"),
+    [(None, 2), ((2, 8), 6)],
+    ids=["batched", "one_request_per_group"],
+)
+def test_committed_offsets_of_several_groups_in_one_read(broker, monkeypatch, api_version, requests):
+    """One FindCoordinator and one OffsetFetch for all the groups on brokers that take them
+    batched (FindCoordinator v4, OffsetFetch v8, Kafka 3.0 and later); one of each per group on
+    older ones (the protocol layer told it speaks to Kafka 2.8)."""
+    if api_version is not None:
+        config = connection.kafka_python_config
+        pinned = lambda settings: {**config(settings), "api_version": api_version}  # noqa: E731
+        monkeypatch.setattr(connection, "kafka_python_config", pinned)
+    bs = broker.bootstrap
+    topic = create_topic(bs, unique("ap-groups"), partitions=3)
+    groups = [unique("ap-groups") for _ in range(3)]
+    commit_offsets(bs, groups[0], {(topic, 0): 5, (topic, 2): 7})
+    commit_offsets(bs, groups[1], {(topic, 1): 6})
+    access = KafkaAccess(resolve_settings(bs, None, 10000))
+    try:
+        layer = access._protocol
+        sent: list[str] = []
+        send = layer.manager.send
+
+        def counted(request, **kwargs):
+            sent.append(type(request).__name__)
+            return send(request, **kwargs)
+
+        monkeypatch.setattr(layer.manager, "send", counted)
+        held = access.committed_offsets(groups)
+    finally:
+        access.close()
+    assert {g: {tp: c.offset for tp, c in held[g].items()} for g in groups} == {
+        groups[0]: {(topic, 0): 5, (topic, 2): 7},
+        groups[1]: {(topic, 1): 6},
+        groups[2]: {},
+    }
+    assert sorted(sent) == sorted(["FindCoordinatorRequest", "OffsetFetchRequest"] * (requests // 2))
+
+
+def test_the_admin_client_on_the_connection_has_what_its_constructor_sets(broker):
+    """The calls only kafka-python's admin client has go through one bound to the command's
+    connection (its constructor would log in again): it has each attribute the constructor
+    sets, and works there."""
+    from kafka.admin import KafkaAdminClient
+
+    own = KafkaAdminClient(bootstrap_servers=broker.bootstrap, request_timeout_ms=10000)
+    constructed = set(vars(own))
+    own.close()
+    client = ProtocolClient({"bootstrap_servers": [broker.bootstrap], "request_timeout_ms": 10000})
+    try:
+        admin = client.admin
+        assert set(vars(admin)) == constructed
+        assert admin._manager is client.manager
+        brokers = {b.node_id for b in client.manager.cluster.brokers()}
+        assert client.manager.run(admin._refresh_controller_id, 10000) in brokers
+    finally:
+        client.close()
+    assert admin._closed
 
 
 @pytest.mark.parametrize("many", [False, True])

@@ -1,6 +1,7 @@
 """The client packages registered without their __init__ (kafka_groups/access/packages.py):
 confluent-kafka's admin client loads without the serializing clients and asyncio, kafka-python's
-protocol layer without its consumer and producer, and each whole package is still there, the
+protocol layer without its consumer and producer (and its connection manager without the
+requests it does not send), and each whole package is still there, the
 same objects, for whoever asks. Each case runs in a fresh interpreter (the test process has
 imported both packages already)."""
 
@@ -21,7 +22,7 @@ def _run(code: str) -> str:
     prelude = (
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
         "from kafka_groups.access.packages import CLIENT_NAMES, prepare_client\n"
-        "from kafka_groups.access.protocol_layer import prepare\n"
+        "from kafka_groups.access.protocol_layer import prepare, prepare_messages\n"
         f"SERDE = {SERDE}\n"
         "def loaded():\n"
         "    return sorted(m for m in SERDE if m in sys.modules)\n"
@@ -166,6 +167,37 @@ CASES = [
     ),
     pytest.param(
         """
+        prepare_messages()
+        from kafka.net.manager import KafkaConnectionManager
+        from kafka.protocol.admin import ListGroupsRequest
+        from kafka.protocol.consumer import OffsetFetchRequest
+        import kafka.protocol.admin.groups, kafka.protocol.consumer.group
+        print(ListGroupsRequest is kafka.protocol.admin.groups.ListGroupsRequest)
+        print(OffsetFetchRequest is kafka.protocol.consumer.group.OffsetFetchRequest)
+        inside = ('kafka.protocol.admin.', 'kafka.protocol.consumer.')
+        messages = [m for m in sys.modules if m.startswith(inside)]
+        print(sorted(messages), 'kafka.admin' in sys.modules)
+        """,
+        ["True", "True", "['kafka.protocol.admin.groups', 'kafka.protocol.consumer.group'] False"],
+        id="the_connection_manager_loads_only_the_requests_it_sends",
+    ),
+    pytest.param(
+        """
+        prepare_messages()
+        import kafka.protocol.admin as admin
+        from kafka.protocol.admin import ListGroupsRequest
+        import kafka.admin
+        from kafka.protocol.admin.topics import CreateTopicsRequest
+        print(admin.CreateTopicsRequest is CreateTopicsRequest, admin.ListGroupsRequest is ListGroupsRequest)
+        print('CreateTopicsRequest' in admin.__all__, '__getattr__' in vars(admin))
+        import kafka.protocol
+        print(kafka.protocol.admin is admin)
+        """,
+        ["True True", "True False", "True"],
+        id="a_message_package_asked_for_another_name_runs_its_init_in_full",
+    ),
+    pytest.param(
+        """
         prepare()
         import kafka.admin
         from kafka import KafkaConsumer, KafkaProducer
@@ -242,3 +274,18 @@ def test_threads_that_ask_the_package_at_once_all_get_the_whole_of_it():
         "print('KafkaConsumer' in dir(kafka))\n"
     )
     assert out.splitlines() == ["[]", "True"]
+
+
+def test_the_protocol_client_refuses_a_setting_it_does_not_know_before_connecting():
+    """As kafka-python's admin client refuses one: a misspelt setting is not silently dropped."""
+    out = _run(
+        "import threading\n"
+        "from kafka_groups.access.protocol_layer import ProtocolClient\n"
+        "try:\n"
+        "    ProtocolClient({'bootstrap_servers': ['127.0.0.1:1'], 'request_timout_ms': 5})\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+        "print(threading.active_count())\n"
+    )
+    refused = "KafkaConfigurationError KafkaConfigurationError: Unrecognized configs: ['request_timout_ms']"
+    assert out.splitlines() == [refused, "1"]
