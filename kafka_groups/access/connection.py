@@ -70,6 +70,9 @@ class Connection(ProtocolCalls):
         which, so when the first ``FIRST_LOGIN_MS`` pass without a login the AdminClient is asked
         (it names either at once); if it gets through, the cluster was only slow, and the
         protocol layer goes on for what is left of the timeout."""
+        # Before the settings: an OAuth token provider's base class is kafka-python's, and the
+        # message packages are registered without their __init__ only if nothing loaded them yet.
+        protocol_layer.prepare_messages()
         from kafka.errors import KafkaError
 
         config = kafka_python_config(self.settings)

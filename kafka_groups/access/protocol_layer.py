@@ -63,9 +63,9 @@ class ProtocolClient:
 
     A bootstrap that times out (``bootstrap_timeout_ms``) does not raise: the client is left
     with ``bootstrapped`` false and the error in ``bootstrap_error``, to be bootstrapped again
-    (``bootstrap(ms)``, which raises when it times out) or closed. ``config`` takes the settings
-    kafka-python's admin client takes for its connection; one it does not know is refused, as
-    the admin client refuses it."""
+    (``bootstrap(ms)``, which raises when it times out) or closed; without the setting it gives
+    up after 30 s, as kafka-python's admin client does. ``config`` takes the connection manager's
+    settings and ``bootstrap_timeout_ms``: any other is refused (a misspelt one is not dropped)."""
 
     def __init__(self, config: dict[str, Any]) -> None:
         prepare_messages()
@@ -82,7 +82,7 @@ class ProtocolClient:
             "socket_options": [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
         }
         settings = {**admin_defaults, **config}
-        timeout_ms = settings.pop("bootstrap_timeout_ms", None)
+        timeout_ms = settings.pop("bootstrap_timeout_ms", 30_000)
         unknown = set(settings) - set(KafkaConnectionManager.DEFAULT_CONFIG)
         if unknown:
             raise KafkaConfigurationError(f"Unrecognized configs: {sorted(unknown)}")
@@ -109,9 +109,10 @@ class ProtocolClient:
 
     async def coordinators(self, group_ids: list[str]) -> dict[str, int]:
         """Each group's coordinator: those not known yet asked in one FindCoordinator (v4,
-        Kafka 3.0 and later) or, before, one each, all in flight together. The answers are kept
-        by the cluster metadata, which raises an error a group is answered with as its
-        ``KafkaError``."""
+        Kafka 3.0 and later) or, before, one group after another (sent together, requests beyond
+        the connection's ``max_in_flight_requests_per_connection`` would be refused). Each answer
+        is kept by the cluster metadata as it comes, which raises an error a group is answered
+        with as its ``KafkaError``."""
         from kafka.protocol.metadata import CoordinatorType, FindCoordinatorRequest
 
         group = CoordinatorType.GROUP
@@ -124,16 +125,19 @@ class ProtocolClient:
         unknown = [group_id for group_id in group_ids if group_id not in found]
         if not unknown:
             return found
+
+        def keep(group_id: str, answer: Any) -> None:
+            found[group_id] = cluster.add_coordinator(answer, group, group_id, synthesize_node_id=False)
+
         send = self.manager.send
         if self.manager.broker_version_data.api_version(FindCoordinatorRequest) >= 4:
             batch = FindCoordinatorRequest(key_type=group.value, coordinator_keys=unknown, min_version=4)
-            answers = [(c.key, c) for c in (await send(batch)).coordinators]
-        else:
-            one = [FindCoordinatorRequest(key=g, key_type=group.value, max_version=3) for g in unknown]
-            sent = [(g, send(request)) for g, request in zip(unknown, one, strict=True)]
-            answers = [(g, await future) for g, future in sent]
-        for group_id, answer in answers:
-            found[group_id] = cluster.add_coordinator(answer, group, group_id, synthesize_node_id=False)
+            for answer in (await send(batch)).coordinators:
+                keep(answer.key, answer)
+            return found
+        for group_id in unknown:
+            one = FindCoordinatorRequest(key=group_id, key_type=group.value, max_version=3)
+            keep(group_id, await send(one))
         return found
 
     def offset_fetch_requests(self, group_ids: list[str]) -> list[tuple[str | None, Any]]:

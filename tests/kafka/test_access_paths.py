@@ -9,6 +9,7 @@ from confluent_kafka.admin import AdminClient
 
 from kafka_groups.access import connection, offsets
 from kafka_groups.access.cluster import KafkaAccess
+from kafka_groups.access.config import MAX_IN_FLIGHT
 from kafka_groups.access.protocol_layer import ProtocolClient
 from kafka_groups.settings import resolve_settings
 from tests.kafka_helpers import (
@@ -73,6 +74,8 @@ def test_committed_offsets_of_several_groups_in_one_read(broker, monkeypatch, ap
             sent.append(type(request).__name__)
             return send(request, **kwargs)
 
+        asked = ("FindCoordinatorRequest", "OffsetFetchRequest")  # not a metadata refresh
+
         monkeypatch.setattr(layer.manager, "send", counted)
         held = access.committed_offsets(groups)
     finally:
@@ -82,7 +85,32 @@ def test_committed_offsets_of_several_groups_in_one_read(broker, monkeypatch, ap
         groups[1]: {(topic, 1): 6},
         groups[2]: {},
     }
-    assert sorted(sent) == sorted(["FindCoordinatorRequest", "OffsetFetchRequest"] * (requests // 2))
+    assert sorted(n for n in sent if n in asked) == sorted([*asked] * (requests // 2))
+
+
+def test_coordinators_of_more_groups_than_a_connection_takes_in_flight(broker):
+    """Before Kafka 3.0 (no batched FindCoordinator) each group is asked on its own: more groups
+    than the connection takes requests in flight are asked one after another, on a connection
+    already open and on a new one, not refused or left waiting."""
+    settings = {
+        "bootstrap_servers": [broker.bootstrap],
+        "api_version": (2, 8),
+        "max_in_flight_requests_per_connection": MAX_IN_FLIGHT,
+        "request_timeout_ms": 10000,
+        "bootstrap_timeout_ms": 30000,
+    }
+    many = [unique("ap-coord") for _ in range(2 * MAX_IN_FLIGHT + 10)]
+    for first in ([], many[:1]):  # a new connection; one already open
+        client = ProtocolClient(settings)
+        try:
+            if first:
+                client.manager.run(client.coordinators, first)
+            found = client.manager.run(client.coordinators, many)
+            brokers = {b.node_id for b in client.manager.cluster.brokers()}
+        finally:
+            client.close()
+        assert set(found) == set(many)
+        assert set(found.values()) <= brokers
 
 
 def test_the_admin_client_on_the_connection_has_what_its_constructor_sets(broker):
@@ -94,7 +122,10 @@ def test_the_admin_client_on_the_connection_has_what_its_constructor_sets(broker
     own = KafkaAdminClient(bootstrap_servers=broker.bootstrap, request_timeout_ms=10000)
     constructed = set(vars(own))
     own.close()
-    client = ProtocolClient({"bootstrap_servers": [broker.bootstrap], "request_timeout_ms": 10000})
+    client = ProtocolClient(
+        {"bootstrap_servers": [broker.bootstrap], "request_timeout_ms": 10000, "bootstrap_timeout_ms": 30000}
+    )
+    assert client.bootstrapped
     try:
         admin = client.admin
         assert set(vars(admin)) == constructed

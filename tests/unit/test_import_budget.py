@@ -177,6 +177,22 @@ def test_read_paths_load_only_what_they_use(tool, argv, command_module):
     assert forbidden_in(loaded, forbidden | CONFLUENT_SERDE | HEALTH_VIEW) == []
 
 
+def test_the_protocol_layer_under_oauth_loads_only_the_requests_it_sends(tmp_path):
+    """An OAUTHBEARER token provider's base class is kafka-python's: building the protocol
+    layer's settings must not load its message packages whole before they are registered."""
+    config = tmp_path / "oauth.properties"
+    config.write_text(
+        "security.protocol=SASL_PLAINTEXT\n"
+        "sasl.mechanism=OAUTHBEARER\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required"
+        ' unsecuredLoginStringClaim_sub="alice";\n'
+    )
+    loaded, proc = loaded_by("kafka-consumer-groups", *REFUSED, "--command-config", str(config), "--list")
+    assert proc.returncode == 1, proc.stderr[-500:]  # refused at the first connection
+    assert {"kafka.net.sasl.oauth", "kafka.net.manager"} <= loaded
+    assert forbidden_in(loaded, KAFKA_PYTHON_ADMIN) == []
+
+
 def test_topics_list_loads_no_topic_results_and_no_tls():
     """``--list`` prints names: the ``--describe``, ``--create`` and ``--alter`` results
     (core/topics.py) stay unloaded, and so does Python's ssl, which only a failed TLS handshake's
