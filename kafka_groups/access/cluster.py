@@ -9,19 +9,23 @@ failure lacks.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kafka_groups.access.commits import COMMIT_THROUGH_PROTOCOL_ABOVE, CommitsAccess
-from kafka_groups.access.decode import _consumer_group, _partition_state, _streams_group
+from kafka_groups.access.decode import _consumer_group, _partition_states, _streams_group
 from kafka_groups.access.offsets import OffsetsAccess
 from kafka_groups.access.streams import StreamsAccess
 from kafka_groups.access.topics import TopicsAccess
-from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
+
+if TYPE_CHECKING:
+    from kafka_groups.core.describe import TopicPartition
 
 __all__ = [
     "COMMIT_THROUGH_PROTOCOL_ABOVE",
     "KafkaAccess",
     "_consumer_group",
-    "_partition_state",
+    "_partition_states",
     "_streams_group",
 ]
 

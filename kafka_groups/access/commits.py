@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.connection import Connection
 from kafka_groups.access.decode import _protocol_error
 from kafka_groups.access.naming import _commit_acl, _coordinator_of, _error_text
 from kafka_groups.access.retry import Deadline, NotAvailableInTime, Unavailable, is_sentinel
-from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.kafka_errors import RETRIABLE_COORDINATOR_ERRORS, KafkaErrorInfo, denied
 from kafka_groups.errors import ClusterError
+
+if TYPE_CHECKING:
+    from kafka_groups.core.describe import TopicPartition
 
 # A commit of more partitions than this goes through the protocol layer (``many``): librdkafka's
 # AlterConsumerGroupOffsets takes time that grows with the square of the partitions (1,000

@@ -13,7 +13,7 @@ import logging
 import time
 from collections import defaultdict
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access import clients, packages, protocol_layer
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, security_of, warn_unmapped
@@ -28,10 +28,12 @@ from kafka_groups.access.retry import (
     is_retriable,
     retry_until,
 )
-from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.kafka_errors import denied
 from kafka_groups.errors import ClusterError, ConfigError
 from kafka_groups.settings import ConnectionSettings
+
+if TYPE_CHECKING:
+    from kafka_groups.core.describe import TopicPartition
 
 # librdkafka's log lines go to this logger; a library sets no level and no output of its own
 # (the tools' entry point, kafka_groups/cli/runner.py, configures logging).

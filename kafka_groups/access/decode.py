@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kafka_groups.core.describe import Coordinator, GroupDescription, Member, TopicPartition
 from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
-from kafka_groups.core.topic_states import NO_LEADER, PartitionState
 from kafka_groups.errors import ClusterError
 
-if TYPE_CHECKING:  # core.streams loads only when a streams group is decoded
+# The value modules load where a value is made: a group list makes no group description and no
+# topic state, and every command loads this module (tests/unit/test_import_budget.py).
+if TYPE_CHECKING:
+    from kafka_groups.core.describe import Coordinator, GroupDescription, TopicPartition
     from kafka_groups.core.streams import Assignment, StreamsGroup, Tasks
+    from kafka_groups.core.topic_states import PartitionState
 
 LIST_GROUPS_API_KEY = 16
 LIST_GROUPS_TYPES_VERSION = 5  # KIP-848: ListGroups v5 carries and filters the group type
@@ -36,20 +38,25 @@ def _protocol_error(code: int) -> KafkaErrorInfo:
     return error_info(code, getattr(known, "message", ""), getattr(known, "description", ""))
 
 
-def _partition_state(p: Any, version: int, live_brokers: frozenset[int]) -> PartitionState:
-    """A DescribeTopicPartitions partition; the creation time only from a v1 response (KIP-1327).
-    A leader that is not a live broker counts as none, as the Apache Admin client maps it."""
-    return PartitionState(
-        partition=p.partition_index,
-        leader=p.leader_id if p.leader_id in live_brokers else NO_LEADER,
-        replicas=tuple(p.replica_nodes),
-        isr=tuple(p.isr_nodes),
-        elr=None if p.eligible_leader_replicas is None else tuple(p.eligible_leader_replicas),
-        last_known_elr=None if p.last_known_elr is None else tuple(p.last_known_elr),
-        creation_time_ms=p.creation_time_ms
-        if version >= DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION
-        else None,
-    )
+def _partition_states(partitions: Any, version: int, live_brokers: frozenset[int]) -> list[PartitionState]:
+    """A DescribeTopicPartitions topic's partitions; the creation time only from a v1 response
+    (KIP-1327). A leader that is not a live broker counts as none, as the Apache Admin client
+    maps it."""
+    from kafka_groups.core.topic_states import NO_LEADER, PartitionState
+
+    with_creation = version >= DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION
+    return [
+        PartitionState(
+            partition=p.partition_index,
+            leader=p.leader_id if p.leader_id in live_brokers else NO_LEADER,
+            replicas=tuple(p.replica_nodes),
+            isr=tuple(p.isr_nodes),
+            elr=None if p.eligible_leader_replicas is None else tuple(p.eligible_leader_replicas),
+            last_known_elr=None if p.last_known_elr is None else tuple(p.last_known_elr),
+            creation_time_ms=p.creation_time_ms if with_creation else None,
+        )
+        for p in partitions
+    ]
 
 
 def _config_is_default(config: Any) -> bool:
@@ -74,6 +81,8 @@ def _partitions(assignment: Any) -> tuple[TopicPartition, ...]:
 
 
 def _consumer_group(group: Any, coordinator: Coordinator, version: int) -> GroupDescription:
+    from kafka_groups.core.describe import GroupDescription, Member
+
     members = tuple(
         Member(
             member_id=m.member_id,
@@ -165,6 +174,8 @@ def _classic_group(group: Any, coordinator: Coordinator) -> GroupDescription:
     import struct
 
     from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
+
+    from kafka_groups.core.describe import GroupDescription, Member
 
     members = []
     for m in group.members:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.connection import TIMEOUT_CODES, Connection
 from kafka_groups.access.decode import (
@@ -26,10 +26,12 @@ from kafka_groups.access.naming import (
     _seconds_left,
 )
 from kafka_groups.access.retry import Deadline, Unavailable, describe_error, is_retriable, retriable_code
-from kafka_groups.core.describe import Coordinator, GroupDescription, Member
 from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, GroupListing, select_consumer_groups
 from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
 from kafka_groups.errors import ClusterError
+
+if TYPE_CHECKING:  # the group descriptions load where they are made (decode.py says why)
+    from kafka_groups.core.describe import GroupDescription
 
 
 class GroupsAccess(Connection):
@@ -81,6 +83,8 @@ class GroupsAccess(Connection):
         if not group_ids:
             return {}, []
         from confluent_kafka import KafkaException
+
+        from kafka_groups.core.describe import Coordinator, GroupDescription, Member
 
         found: dict[str, GroupDescription] = {}
         missing: list[str] = []

@@ -3,11 +3,15 @@ refused request takes, confluent-kafka's error text."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kafka_groups.access.decode import _protocol_error
 from kafka_groups.access.retry import Deadline, Unavailable, retriable_code
-from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.kafka_errors import AUTHORIZATION_RESOURCES, denied
 from kafka_groups.errors import ClusterError
+
+if TYPE_CHECKING:
+    from kafka_groups.core.describe import TopicPartition
 
 _NAMED = 5  # partitions named in a message; the rest are counted
 

@@ -22,10 +22,11 @@ from kafka_groups.access.retry import (
     is_retriable,
     is_sentinel,
 )
-from kafka_groups.core.describe import Committed, TopicPartition
 
 if TYPE_CHECKING:
     from confluent_kafka import KafkaException
+
+    from kafka_groups.core.describe import Committed, TopicPartition
 
 # librdkafka's ListOffsets takes time that grows with the square of the partitions in one call
 # (1,000 partitions 9 ms, 10,000 partitions 483 ms on one broker): larger sets go out as calls of
@@ -48,6 +49,8 @@ class OffsetsAccess(Connection):
     def committed_offsets(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, Committed]]:
         """Every committed offset of each group, with its leader epoch (OffsetFetch, one
         request per coordinator)."""
+        from kafka_groups.core.describe import Committed
+
         return {
             group: {
                 (topic.name, p.partition_index): Committed(

@@ -6,7 +6,7 @@ versions, how a broker is named), kept in one place with the layer's internals t
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.decode import (
     CONSUMER_GROUP_DESCRIBE_API_KEY,
@@ -16,7 +16,9 @@ from kafka_groups.access.decode import (
 )
 from kafka_groups.access.naming import _coordinator_of
 from kafka_groups.access.retry import Unavailable, describe_error, is_retriable
-from kafka_groups.core.describe import Coordinator
+
+if TYPE_CHECKING:  # the group descriptions load where they are made (decode.py says why)
+    from kafka_groups.core.describe import Coordinator
 
 
 class ProtocolCalls:
@@ -70,6 +72,8 @@ class ProtocolCalls:
             cache.pop((CoordinatorType.GROUP, group_id), None)
 
     def _coordinator(self, node_id: int) -> Coordinator:
+        from kafka_groups.core.describe import Coordinator
+
         broker = self._protocol.manager.cluster.broker_metadata(node_id)
         return Coordinator(broker.host, broker.port, node_id)
 

@@ -4,7 +4,7 @@ creating, adding partitions and deleting."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.connection import TIMEOUT_CODES, Connection
 from kafka_groups.access.decode import (
@@ -14,21 +14,18 @@ from kafka_groups.access.decode import (
     TOPIC_ALREADY_EXISTS,
     UNSUPPORTED_VERSION,
     _config_is_default,
-    _partition_state,
+    _partition_states,
     _protocol_error,
 )
 from kafka_groups.access.naming import _error_text, _topic_denied, _topic_error
 from kafka_groups.access.retry import Unavailable, describe_error, is_retriable
 from kafka_groups.core.kafka_errors import denied
-from kafka_groups.core.topic_states import (
-    MIN_ISR,
-    ConfigValue,
-    PartitionState,
-    Reassignment,
-    TopicState,
-    kafka_uuid,
-)
 from kafka_groups.errors import CliError, ClusterError, TopicCommandError
+
+# The topic states load where they are made: the groups tools' commands mostly make none, and
+# every command loads this module (tests/unit/test_import_budget.py).
+if TYPE_CHECKING:
+    from kafka_groups.core.topic_states import ConfigValue, PartitionState, Reassignment, TopicState
 
 
 class TopicsAccess(Connection):
@@ -47,6 +44,8 @@ class TopicsAccess(Connection):
 
     async def _topic_layout(self) -> tuple[dict[str, tuple[int, str]], frozenset[int]]:
         from kafka.protocol.metadata import MetadataRequest
+
+        from kafka_groups.core.topic_states import kafka_uuid
 
         response = await self._protocol.manager.send(
             MetadataRequest(topics=None, allow_auto_topic_creation=False)
@@ -77,6 +76,7 @@ class TopicsAccess(Connection):
         from kafka.admin import ConfigResource, ConfigResourceType
 
         from kafka_groups.access.messages import DescribeTopicPartitionsRequest
+        from kafka_groups.core.topic_states import MIN_ISR, ConfigValue, TopicState, kafka_uuid
 
         client = self._protocol
         manager = client.manager
@@ -133,7 +133,7 @@ class TopicsAccess(Connection):
                     raise _topic_error(topic.name, topic.error_code)
                 ids[topic.name] = kafka_uuid(topic.topic_id)
                 partitions[topic.name].extend(
-                    _partition_state(p, response.API_VERSION, live_brokers) for p in topic.partitions
+                    _partition_states(topic.partitions, response.API_VERSION, live_brokers)
                 )
             cursor = response.next_cursor
             if cursor is not None:
@@ -173,6 +173,8 @@ class TopicsAccess(Connection):
         tool treats an unsupported or unauthorized request)."""
         from kafka.errors import ClusterAuthorizationFailedError, KafkaError, UnsupportedVersionError
         from kafka.protocol.admin import ListPartitionReassignmentsRequest
+
+        from kafka_groups.core.topic_states import Reassignment
 
         request = ListPartitionReassignmentsRequest(timeout_ms=self.settings.timeout_ms, topics=None)
         try:

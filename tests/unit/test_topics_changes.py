@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from kafka_groups.access.cluster import _partition_state
+from kafka_groups.access.cluster import _partition_states
 from kafka_groups.access.messages import DescribeTopicPartitionsResponse
 from kafka_groups.errors import TopicUsageError
 from kafka_groups.settings import ConnectionArgs
@@ -132,7 +132,7 @@ def _response(version, creation_ms=None):
 )
 def test_v1_creation_time_reaches_the_partition_line(creation_ms, shown):
     decoded = R[1].decode(_response(1, creation_ms).encode())
-    state = _partition_state(decoded.topics[0].partitions[0], 1, frozenset({1}))
+    (state,) = _partition_states(decoded.topics[0].partitions, 1, frozenset({1}))
     assert state.creation_time_ms == creation_ms
     result = TopicDescribeResult((_topic(state),), live_brokers=frozenset({1}))
     assert partition_line(result, result.topics[0], state).endswith("\tLastKnownElr: " + shown)
@@ -140,7 +140,7 @@ def test_v1_creation_time_reaches_the_partition_line(creation_ms, shown):
 
 def test_v0_has_no_creation_time_field():
     decoded = R[0].decode(_response(0).encode())
-    state = _partition_state(decoded.topics[0].partitions[0], 0, frozenset({1}))
+    (state,) = _partition_states(decoded.topics[0].partitions, 0, frozenset({1}))
     assert state.creation_time_ms is None
     result = TopicDescribeResult((_topic(state),), live_brokers=frozenset({1}))
     assert "CreationTimeMs" not in partition_line(result, result.topics[0], state)
@@ -148,7 +148,8 @@ def test_v0_has_no_creation_time_field():
 
 def test_a_leader_that_is_not_live_counts_as_none():
     decoded = R[0].decode(_response(0).encode())
-    assert _partition_state(decoded.topics[0].partitions[0], 0, frozenset({2})).leader == NO_LEADER
+    (state,) = _partition_states(decoded.topics[0].partitions, 0, frozenset({2}))
+    assert state.leader == NO_LEADER
 
 
 # -- arguments ------------------------------------------------------------------------------
