@@ -61,6 +61,7 @@ class Connection(ProtocolCalls):
         self._watch = ConnectionWatch()  # the first authentication or TLS failure librdkafka reports
         self._deadline: Deadline | None = None  # the running operation's, while it runs
         self._silent_nodes: set[int] = set()  # brokers that did not answer (any broker would do)
+        self._protocol_failure: Exception | None = None  # why opening the protocol layer early failed
         warn_unmapped(settings)
 
     # -- clients -------------------------------------------------------------------------
@@ -72,6 +73,8 @@ class Connection(ProtocolCalls):
         which, so when the first ``FIRST_LOGIN_MS`` pass without a login the AdminClient is asked
         (it names either at once); if it gets through, the cluster was only slow, and the
         protocol layer goes on for what is left of the timeout."""
+        if self._protocol_failure is not None:  # opened early, and failed: raised where first used
+            raise self._protocol_failure
         # Before the settings: an OAuth token provider's base class is kafka-python's, and the
         # message packages are registered without their __init__ only if nothing loaded them yet.
         protocol_layer.prepare_messages()
@@ -99,6 +102,16 @@ class Connection(ProtocolCalls):
             client.close()
             raise
         return client
+
+    def _open_protocol_early(self) -> None:
+        """Open the protocol layer now, while an AdminClient request is in flight: loading
+        kafka-python and logging in take longer than a group description's round trips, and
+        librdkafka makes them on threads of its own. A failure is kept and raised where the
+        layer is first used, as it would have been then (and not met a second time)."""
+        try:
+            _ = self._protocol
+        except Exception as exc:
+            self._protocol_failure = exc
 
     @property
     def _secured(self) -> bool:

@@ -120,7 +120,7 @@ class DescribeGroupsRequest:
         ids = consumer_group_ids(access, self.selection)
         # Epochs, member types and creation times come only with the protocol layer.
         detailed = self.verbose and view is not View.OFFSETS
-        found, missing = access.describe_groups(ids, detailed=detailed)
+        found, missing = access.describe_groups(ids, detailed=detailed, offsets_next=view is View.OFFSETS)
         if view is not View.OFFSETS:
             recorded = self._recorded_starts(access, found, warnings) if view is View.STATE else {}
             return (

@@ -11,6 +11,7 @@ from kafka_groups.access import connection, offsets
 from kafka_groups.access.cluster import KafkaAccess
 from kafka_groups.access.config import MAX_IN_FLIGHT
 from kafka_groups.access.protocol_layer import ProtocolClient
+from kafka_groups.errors import ClusterError
 from kafka_groups.settings import resolve_settings
 from tests.kafka_helpers import (
     ActiveConsumer,
@@ -111,6 +112,80 @@ def test_coordinators_of_more_groups_than_a_connection_takes_in_flight(broker):
             client.close()
         assert set(found) == set(many)
         assert set(found.values()) <= brokers
+
+
+def test_a_describe_before_the_committed_offsets_opens_the_protocol_layer_while_in_flight(
+    broker, access, monkeypatch
+):
+    """``offsets_next``: the protocol layer opens after the group descriptions are asked for
+    and before their answers are waited for; the descriptions are those of a plain describe."""
+    bs = broker.bootstrap
+    topic = create_topic(bs, unique("ap-early"), partitions=2)
+    group = unique("ap-early")
+    commit_offsets(bs, group, {(topic, 0): 1, (topic, 1): 2})
+    events: list[str] = []
+
+    class Recorded(ProtocolClient):
+        def __init__(self, config):
+            events.append("opened")
+            super().__init__(config)
+
+    monkeypatch.setattr(connection.protocol_layer, "ProtocolClient", Recorded)
+    admin = access._admin
+    ask = admin.describe_consumer_groups
+
+    def asked(*args, **kwargs):
+        futures = ask(*args, **kwargs)
+        events.append("asked")
+        for future in futures.values():
+            future.add_done_callback(lambda _f: None)
+            wait = future.result
+            future.result = lambda *a, _wait=wait, **k: (events.append("waited"), _wait(*a, **k))[1]
+        return futures
+
+    monkeypatch.setattr(admin, "describe_consumer_groups", asked)
+    found, missing = access.describe_groups([group], offsets_next=True)
+    assert events == ["asked", "opened", "waited"]
+    assert missing == []
+    plain = KafkaAccess(resolve_settings(bs, None, 10000))
+    try:
+        assert plain.describe_groups([group]) == (found, missing)
+        assert "_protocol" not in vars(plain)  # without offsets_next, not opened
+    finally:
+        plain.close()
+    held = access.committed_offsets([group])
+    assert {tp: c.offset for tp, c in held[group].items()} == {(topic, 0): 1, (topic, 1): 2}
+    assert events.count("opened") == 1
+
+
+def test_a_protocol_layer_that_fails_to_open_early_fails_where_first_used(broker, monkeypatch):
+    """Opened early and failed (here: kafka-python alone pointed at a port that refuses), the
+    descriptions still come back; the failure is raised by the first read that uses the layer,
+    with the words it would have had there, and the layer is not opened a second time."""
+    config = connection.kafka_python_config
+    refused = lambda settings: {**config(settings), "bootstrap_servers": ["127.0.0.1:1"]}  # noqa: E731
+    monkeypatch.setattr(connection, "kafka_python_config", refused)
+    opened: list[int] = []
+
+    class Counted(ProtocolClient):
+        def __init__(self, config):
+            opened.append(1)
+            super().__init__(config)
+
+    monkeypatch.setattr(connection.protocol_layer, "ProtocolClient", Counted)
+    group = unique("ap-early-refused")
+    topic = create_topic(broker.bootstrap, unique("ap-early-refused"), partitions=1)
+    commit_offsets(broker.bootstrap, group, {(topic, 0): 0})
+    access = KafkaAccess(resolve_settings(broker.bootstrap, None, 1500))
+    try:
+        found, missing = access.describe_groups([group], offsets_next=True)
+        assert list(found) == [group] and missing == []
+        assert opened == [1]
+        with pytest.raises(ClusterError, match=r"cannot reach the cluster at .* within 1500 ms"):
+            access.committed_offsets([group])
+        assert opened == [1]
+    finally:
+        access.close()
 
 
 def test_the_admin_client_on_the_connection_has_what_its_constructor_sets(broker):
