@@ -46,8 +46,11 @@ NEEDS_START = frozenset(
 )
 
 
-def gather_groups(access: KafkaAccess, request: ResetRequest, selection: GroupSelection) -> Snapshot:
-    """The groups to reset and what the planner needs to know about each."""
+def gather_groups(
+    access: KafkaAccess, request: ResetRequest, selection: GroupSelection, offsets_next: bool = False
+) -> Snapshot:
+    """The groups to reset and what the planner needs to know about each. ``offsets_next``: the
+    committed offsets are read next (the protocol layer opens while the groups are described)."""
     detailed = request.spec.scenario is Scenario.TO_START_TIME
     if request.streams:
         ids = list(dict.fromkeys(streams_group_ids(access, selection)))
@@ -62,7 +65,7 @@ def gather_groups(access: KafkaAccess, request: ResetRequest, selection: GroupSe
     ids = list(dict.fromkeys(consumer_group_ids(access, selection)))
     # KIP-1282: the broker's creation times where it has them (else the recorded starts).
     supported = detailed and access.supports_group_creation_time()
-    found, _missing = access.describe_groups(ids, detailed=supported)
+    found, _missing = access.describe_groups(ids, detailed=supported, offsets_next=offsets_next)
     # A group that does not exist is Dead, which may be reset (it is created).
     facts = {g: GroupFacts(d.state, d.creation_time_ms) for g, d in found.items()}
     return _with_starts(access, request, Snapshot(tuple(ids), facts), supported)
@@ -98,15 +101,15 @@ def gather(
     """Everything :func:`~kafka_groups.core.reset_plan.plan_reset` reads. ``detail``: the
     output shows current offsets and log bounds (a richer format than the Apache text)."""
     spec = request.spec
-    snapshot = gather_groups(access, request, selection)
+    to_group = spec.scenario is Scenario.TO_GROUP
+    # Committed offsets serve the all-topics scope, shift/current/nearest, --to-group, backups
+    # and the richer outputs; a plain dry run of the other scenarios does without them.
+    wanted = request.all_topics or request.execute or detail or spec.scenario in NEEDS_COMMITTED
+    wanted = wanted or (request.streams and bool(request.topics))  # the topics must be the group's
+    snapshot = gather_groups(access, request, selection, offsets_next=wanted or to_group)
     _refused, allowed = split_refused(snapshot)
     check_file_groups(spec, snapshot.ids)
     check_source(spec, snapshot.ids, None)
-    # Committed offsets serve the all-topics scope, shift/current/nearest, backups and the
-    # richer outputs; a plain dry run of the other scenarios does without them.
-    wanted = request.all_topics or request.execute or detail or spec.scenario in NEEDS_COMMITTED
-    wanted = wanted or (request.streams and bool(request.topics))  # the topics must be the group's
-    to_group = spec.scenario is Scenario.TO_GROUP
     if request.all_topics or to_group:  # the scope is the committed offsets: size unknown until read
         # --to-group: the source's offsets come with the same read as the targets'.
         source = [spec.source] if to_group and spec.source is not None else []
