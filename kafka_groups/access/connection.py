@@ -73,8 +73,9 @@ class Connection(ProtocolCalls):
         which, so when the first ``FIRST_LOGIN_MS`` pass without a login the AdminClient is asked
         (it names either at once); if it gets through, the cluster was only slow, and the
         protocol layer goes on for what is left of the timeout."""
-        if self._protocol_failure is not None:  # opened early, and failed: raised where first used
-            raise self._protocol_failure
+        failure, self._protocol_failure = self._protocol_failure, None
+        if failure is not None:  # opened early and failed: raised at the first use, once
+            raise failure
         # Before the settings: an OAuth token provider's base class is kafka-python's, and the
         # message packages are registered without their __init__ only if nothing loaded them yet.
         protocol_layer.prepare_messages()
@@ -107,7 +108,8 @@ class Connection(ProtocolCalls):
         """Open the protocol layer now, while an AdminClient request is in flight: loading
         kafka-python and logging in take longer than a group description's round trips, and
         librdkafka makes them on threads of its own. A failure is kept and raised where the
-        layer is first used, as it would have been then (and not met a second time)."""
+        layer is first used, as it would have been then, instead of being met a second time;
+        a later use (a watch's next refresh) tries again."""
         try:
             _ = self._protocol
         except Exception as exc:

@@ -137,8 +137,7 @@ def test_a_describe_before_the_committed_offsets_opens_the_protocol_layer_while_
     def asked(*args, **kwargs):
         futures = ask(*args, **kwargs)
         events.append("asked")
-        for future in futures.values():
-            future.add_done_callback(lambda _f: None)
+        for future in futures.values():  # each answer waited for: recorded first
             wait = future.result
             future.result = lambda *a, _wait=wait, **k: (events.append("waited"), _wait(*a, **k))[1]
         return futures
@@ -161,7 +160,8 @@ def test_a_describe_before_the_committed_offsets_opens_the_protocol_layer_while_
 def test_a_protocol_layer_that_fails_to_open_early_fails_where_first_used(broker, monkeypatch):
     """Opened early and failed (here: kafka-python alone pointed at a port that refuses), the
     descriptions still come back; the failure is raised by the first read that uses the layer,
-    with the words it would have had there, and the layer is not opened a second time."""
+    with the words it would have had there, and the layer is not opened a second time for it.
+    A later read (a watch's next refresh) opens it again."""
     config = connection.kafka_python_config
     refused = lambda settings: {**config(settings), "bootstrap_servers": ["127.0.0.1:1"]}  # noqa: E731
     monkeypatch.setattr(connection, "kafka_python_config", refused)
@@ -184,6 +184,10 @@ def test_a_protocol_layer_that_fails_to_open_early_fails_where_first_used(broker
         with pytest.raises(ClusterError, match=r"cannot reach the cluster at .* within 1500 ms"):
             access.committed_offsets([group])
         assert opened == [1]
+        monkeypatch.setattr(connection, "kafka_python_config", config)  # the cluster reachable again
+        held = access.committed_offsets([group])
+        assert {tp: c.offset for tp, c in held[group].items()} == {(topic, 0): 0}
+        assert opened == [1, 1]
     finally:
         access.close()
 
