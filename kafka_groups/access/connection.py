@@ -9,6 +9,7 @@ the requests confluent-kafka does not expose and is opened only by the calls tha
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import logging
 import time
 from collections import defaultdict
@@ -44,6 +45,9 @@ TIMEOUT_CODES = frozenset({-185, 7, -195})  # _TIMED_OUT, REQUEST_TIMED_OUT, _TR
 # How long the protocol layer tries to log in on its own before the AdminClient is asked why not
 # (see Connection._protocol): a healthy SASL/TLS login takes well under a second.
 FIRST_LOGIN_MS = 2000
+# How long the protocol layer may log in when it starts early, while an AdminClient request is in
+# flight (see Connection._start_protocol_early): that request's retries wait meanwhile.
+EARLY_LOGIN_MS = 1000
 
 
 class Connection(ProtocolCalls):
@@ -61,7 +65,7 @@ class Connection(ProtocolCalls):
         self._watch = ConnectionWatch()  # the first authentication or TLS failure librdkafka reports
         self._deadline: Deadline | None = None  # the running operation's, while it runs
         self._silent_nodes: set[int] = set()  # brokers that did not answer (any broker would do)
-        self._protocol_failure: Exception | None = None  # why opening the protocol layer early failed
+        self._early_protocol: Any = None  # the protocol layer's client, started early, not yet used
         warn_unmapped(settings)
 
     # -- clients -------------------------------------------------------------------------
@@ -72,10 +76,8 @@ class Connection(ProtocolCalls):
         retries refused credentials or a failed TLS handshake until its timeout without saying
         which, so when the first ``FIRST_LOGIN_MS`` pass without a login the AdminClient is asked
         (it names either at once); if it gets through, the cluster was only slow, and the
-        protocol layer goes on for what is left of the timeout."""
-        failure, self._protocol_failure = self._protocol_failure, None
-        if failure is not None:  # opened early and failed: raised at the first use, once
-            raise failure
+        protocol layer goes on for what is left of the timeout. A client started early whose
+        login has not finished finishes it here, with this operation's time."""
         # Before the settings: an OAuth token provider's base class is kafka-python's, and the
         # message packages are registered without their __init__ only if nothing loaded them yet.
         protocol_layer.prepare_messages()
@@ -85,35 +87,46 @@ class Connection(ProtocolCalls):
         if self._deadline is not None:  # first needed within an operation: what is left of it
             config["bootstrap_timeout_ms"] = max(self._deadline.remaining_ms(), 1)
         total_ms = config["bootstrap_timeout_ms"]
-        alone = self._secured and "_admin" not in self.__dict__
+        client, self._early_protocol = self._early_protocol, None
+        alone = client is None and self._secured and "_admin" not in self.__dict__
         if alone:
             config["bootstrap_timeout_ms"] = min(total_ms, FIRST_LOGIN_MS)
         began = time.monotonic()
-        client = protocol_layer.ProtocolClient(config)
         try:
+            if client is None:
+                client = protocol_layer.ProtocolClient(config)
+            elif not client.bootstrapped:
+                client.bootstrap(total_ms)
             if not client.bootstrapped:
                 if not alone or total_ms <= FIRST_LOGIN_MS:
                     raise client.bootstrap_error
                 _ = self._admin  # which names refused credentials or TLS, or gets through
                 client.bootstrap(max(total_ms - int((time.monotonic() - began) * 1000), 1))
         except KafkaError as exc:
-            client.close()
+            if client is not None:
+                client.close()
             raise self._unreachable(exc) from None
         except BaseException:
-            client.close()
+            if client is not None:
+                client.close()
             raise
         return client
 
-    def _open_protocol_early(self) -> None:
-        """Open the protocol layer now, while an AdminClient request is in flight: loading
-        kafka-python and logging in take longer than a group description's round trips, and
-        librdkafka makes them on threads of its own. A failure is kept and raised where the
-        layer is first used, as it would have been then, instead of being met a second time;
-        a later use (a watch's next refresh) tries again."""
-        try:
-            _ = self._protocol
-        except Exception as exc:
-            self._protocol_failure = exc
+    def _start_protocol_early(self) -> None:
+        """Start the protocol layer now, while an AdminClient request is in flight: loading
+        kafka-python and logging in take longer than a group description's round trips, which
+        librdkafka makes on threads of its own. The login gets ``EARLY_LOGIN_MS`` here (that
+        request's retries wait meanwhile); what is left of it is finished at the first use, with
+        that operation's time, and whatever fails is met and raised there, as without this step."""
+        if "_protocol" in self.__dict__ or self._early_protocol is not None:
+            return
+        protocol_layer.prepare_messages()
+        left_ms = self._deadline.remaining_ms() if self._deadline is not None else EARLY_LOGIN_MS
+        # A setting refused or a client that cannot start: the first use meets it and raises it.
+        with contextlib.suppress(Exception):
+            config = kafka_python_config(self.settings)
+            config["bootstrap_timeout_ms"] = max(min(left_ms, EARLY_LOGIN_MS), 1)
+            self._early_protocol = protocol_layer.ProtocolClient(config)
 
     @property
     def _secured(self) -> bool:
@@ -231,6 +244,8 @@ class Connection(ProtocolCalls):
 
     def close(self) -> None:
         try:
+            if self._early_protocol is not None:  # started early, never used
+                self._early_protocol.close()
             if "_protocol" in self.__dict__:
                 self._protocol.close()
         finally:

@@ -78,7 +78,7 @@ class GroupsAccess(Connection):
         member types, KIP-1282 creation time) and states confluent-kafka cannot name
         (``Assigning``, ``Reconciling``) go through the protocol layer instead.
         ``offsets_next``: the committed offsets are read next, through the protocol layer, which
-        opens while the first request is in flight (:meth:`_open_protocol_early`).
+        starts while the first request is in flight (:meth:`_start_protocol_early`).
         """
         if detailed:
             return self.describe_groups_detailed(group_ids)
@@ -99,8 +99,8 @@ class GroupsAccess(Connection):
             if not ids:
                 return
             futures = self._admin.describe_consumer_groups(ids, request_timeout=_seconds_left(deadline))
-            if offsets_next and "_protocol" not in self.__dict__:
-                self._open_protocol_early()
+            if offsets_next:
+                self._start_protocol_early()
             waiting: list[str] = []
             reason = ""
             for group_id, future in futures.items():

@@ -101,6 +101,8 @@ def test_coordinators_of_more_groups_than_a_connection_takes_in_flight(broker):
         "bootstrap_timeout_ms": 30000,
     }
     many = [unique("ap-coord") for _ in range(2 * MAX_IN_FLIGHT + 10)]
+    # The group coordinators loaded first (a new broker answers COORDINATOR_NOT_AVAILABLE until then).
+    commit_offsets(broker.bootstrap, many[0], {(create_topic(broker.bootstrap, unique("ap-coord"), 1), 0): 0})
     for first in ([], many[:1]):  # a new connection; one already open
         client = ProtocolClient(settings)
         try:
@@ -158,10 +160,10 @@ def test_a_describe_before_the_committed_offsets_opens_the_protocol_layer_while_
 
 
 def test_a_protocol_layer_that_fails_to_open_early_fails_where_first_used(broker, monkeypatch):
-    """Opened early and failed (here: kafka-python alone pointed at a port that refuses), the
-    descriptions still come back; the failure is raised by the first read that uses the layer,
-    with the words it would have had there, and the layer is not opened a second time for it.
-    A later read (a watch's next refresh) opens it again."""
+    """Started early and not logged in (here: kafka-python alone pointed at a port that
+    refuses), the descriptions still come back; the first read that uses the layer goes on with
+    the same client for its own time and fails with the words it would have had without the
+    early start. A later read (a watch's next refresh) starts the layer again."""
     config = connection.kafka_python_config
     refused = lambda settings: {**config(settings), "bootstrap_servers": ["127.0.0.1:1"]}  # noqa: E731
     monkeypatch.setattr(connection, "kafka_python_config", refused)
@@ -188,6 +190,47 @@ def test_a_protocol_layer_that_fails_to_open_early_fails_where_first_used(broker
         held = access.committed_offsets([group])
         assert {tp: c.offset for tp, c in held[group].items()} == {(topic, 0): 0}
         assert opened == [1, 1]
+    finally:
+        access.close()
+
+
+def test_an_early_start_that_cannot_log_in_leaves_the_describe_time_to_retry(broker, monkeypatch):
+    """The early start's login is bounded (EARLY_LOGIN_MS): a group description whose first
+    answer asks for a retry (the coordinator loading) gets it, though kafka-python cannot log
+    in (a port that refuses); with the describe's whole deadline the retry would not happen."""
+    from concurrent.futures import Future
+
+    from confluent_kafka import KafkaError, KafkaException
+
+    config = connection.kafka_python_config
+    refused = lambda settings: {**config(settings), "bootstrap_servers": ["127.0.0.1:1"]}  # noqa: E731
+    monkeypatch.setattr(connection, "kafka_python_config", refused)
+    group = unique("ap-early-retry")
+    topic = create_topic(broker.bootstrap, unique("ap-early-retry"), partitions=1)
+    commit_offsets(broker.bootstrap, group, {(topic, 0): 0})
+    timeout_ms = 3 * connection.EARLY_LOGIN_MS
+    access = KafkaAccess(resolve_settings(broker.bootstrap, None, timeout_ms))
+    try:
+        admin = access._admin
+        ask = admin.describe_consumer_groups
+        calls: list[int] = []
+
+        def loading_first(ids, **kwargs):
+            calls.append(1)
+            if len(calls) > 1:
+                return ask(ids, **kwargs)
+            answers = {}
+            for group_id in ids:
+                answers[group_id] = Future()
+                answers[group_id].set_exception(
+                    KafkaException(KafkaError(KafkaError.COORDINATOR_LOAD_IN_PROGRESS))
+                )
+            return answers
+
+        monkeypatch.setattr(admin, "describe_consumer_groups", loading_first)
+        found, missing = access.describe_groups([group], offsets_next=True)
+        assert list(found) == [group] and missing == []
+        assert len(calls) == 2
     finally:
         access.close()
 
