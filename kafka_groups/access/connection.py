@@ -83,41 +83,42 @@ class Connection(ProtocolCalls):
         protocol_layer.prepare_messages()
         from kafka.errors import KafkaError
 
-        config = kafka_python_config(self.settings)
-        if self._deadline is not None:  # first needed within an operation: what is left of it
-            config["bootstrap_timeout_ms"] = max(self._deadline.remaining_ms(), 1)
-        total_ms = config["bootstrap_timeout_ms"]
+        # First needed within an operation: what is left of it; else the whole timeout.
+        left = self._deadline.remaining_ms() if self._deadline is not None else self.settings.timeout_ms
+        total_ms = max(left, 1)
         client, self._early_protocol = self._early_protocol, None
-        alone = client is None and self._secured and "_admin" not in self.__dict__
-        if alone:
-            config["bootstrap_timeout_ms"] = min(total_ms, FIRST_LOGIN_MS)
+        early = client is not None
+        alone = not early and self._secured and "_admin" not in self.__dict__
         began = time.monotonic()
+        if client is None:
+            config = kafka_python_config(self.settings)
+            config["bootstrap_timeout_ms"] = min(total_ms, FIRST_LOGIN_MS) if alone else total_ms
+            client = protocol_layer.ProtocolClient(config)
         try:
-            if client is None:
-                client = protocol_layer.ProtocolClient(config)
-            elif not client.bootstrapped:
-                client.bootstrap(total_ms)
             if not client.bootstrapped:
-                if not alone or total_ms <= FIRST_LOGIN_MS:
+                if early:  # its login started early and has not finished: this operation's time
+                    client.bootstrap(total_ms)
+                elif not alone or total_ms <= FIRST_LOGIN_MS:
                     raise client.bootstrap_error
-                _ = self._admin  # which names refused credentials or TLS, or gets through
-                client.bootstrap(max(total_ms - int((time.monotonic() - began) * 1000), 1))
+                else:
+                    _ = self._admin  # which names refused credentials or TLS, or gets through
+                    client.bootstrap(max(total_ms - int((time.monotonic() - began) * 1000), 1))
         except KafkaError as exc:
-            if client is not None:
-                client.close()
+            client.close()
             raise self._unreachable(exc) from None
         except BaseException:
-            if client is not None:
-                client.close()
+            client.close()
             raise
         return client
 
     def _start_protocol_early(self) -> None:
         """Start the protocol layer now, while an AdminClient request is in flight: loading
         kafka-python and logging in take longer than a group description's round trips, which
-        librdkafka makes on threads of its own. The login gets ``EARLY_LOGIN_MS`` here (that
-        request's retries wait meanwhile); what is left of it is finished at the first use, with
-        that operation's time, and whatever fails is met and raised there, as without this step."""
+        librdkafka makes on threads of its own. The login gets about ``EARLY_LOGIN_MS`` here
+        (that request's retries wait meanwhile; kafka-python looks at the time between its
+        steps, so a broker that stalls within one can hold it up to its request timeout). What
+        is left of the login is finished at the first use, with that operation's time, and
+        whatever fails is met and raised there, as without this step."""
         if "_protocol" in self.__dict__ or self._early_protocol is not None:
             return
         protocol_layer.prepare_messages()

@@ -133,6 +133,11 @@ def test_a_describe_before_the_committed_offsets_opens_the_protocol_layer_while_
             super().__init__(config)
 
     monkeypatch.setattr(connection.protocol_layer, "ProtocolClient", Recorded)
+    config = connection.kafka_python_config
+    built: list[int] = []  # the settings, built once (with TLS they hold an SSL context)
+    monkeypatch.setattr(
+        connection, "kafka_python_config", lambda settings: built.append(1) or config(settings)
+    )
     admin = access._admin
     ask = admin.describe_consumer_groups
 
@@ -157,6 +162,7 @@ def test_a_describe_before_the_committed_offsets_opens_the_protocol_layer_while_
     held = access.committed_offsets([group])
     assert {tp: c.offset for tp, c in held[group].items()} == {(topic, 0): 1, (topic, 1): 2}
     assert events.count("opened") == 1
+    assert built == [1]
 
 
 def test_a_protocol_layer_that_fails_to_open_early_fails_where_first_used(broker, monkeypatch):
