@@ -50,7 +50,7 @@ def gather_groups(
     access: KafkaAccess, request: ResetRequest, selection: GroupSelection, offsets_next: bool = False
 ) -> Snapshot:
     """The groups to reset and what the planner needs to know about each. ``offsets_next``: the
-    committed offsets are read next (the protocol layer opens while the groups are described)."""
+    committed offsets are read next (the protocol layer starts while the groups are described)."""
     detailed = request.spec.scenario is Scenario.TO_START_TIME
     if request.streams:
         ids = list(dict.fromkeys(streams_group_ids(access, selection)))
