@@ -74,6 +74,8 @@ def classify(read: Mapping[K, object] | None, old: Mapping[K, object], new: Mapp
     nothing could be read. A key whose old and new values agree counts for either side."""
     if read is None:
         return Landed.UNKNOWN
+    if read == new:  # the usual answer, compared whole (a reset of 10,000 partitions)
+        return Landed.DONE
     keys = set(old) | set(new)
     if all(read.get(k) == new.get(k) for k in keys):
         return Landed.DONE
@@ -84,6 +86,8 @@ def classify(read: Mapping[K, object] | None, old: Mapping[K, object], new: Mapp
 
 def moved(baseline: Mapping[K, object], now: Mapping[K, object]) -> list[K]:
     """The keys whose value differs between the two readings (appeared, vanished or changed)."""
+    if baseline == now:  # the usual answer, compared whole (a reset of 10,000 partitions)
+        return []
     return [k for k in {**baseline, **now} if baseline.get(k) != now.get(k)]
 
 
