@@ -25,6 +25,9 @@ class Case:
     our_exits: tuple[int, ...] = (0,)
     # The benchmark topics it reads: names, or prefixes ending in "-" (see make_room).
     topics: tuple[str, ...] = ()
+    # The arguments of bench/bare.py that send the same requests through the same clients and
+    # nothing else, measured beside ours (None: no such reference for this case).
+    bare: Callable[[str], list[str]] | None = None
 
     def uses(self, topic: str) -> bool:
         return any(topic == t or (t.endswith("-") and topic.startswith(t)) for t in self.topics)
@@ -159,6 +162,10 @@ def _reset_args(partitions: int, *extra: str) -> Callable[[str], list[str]]:
     ]
 
 
+def _bare_reset(partitions: int, mode: str) -> Callable[[str], list[str]]:
+    return lambda bs: ["reset", bs, f"bench-reset-{partitions}-group", f"bench-reset-{partitions}", mode]
+
+
 def _setup_topics(count: int, partitions: int) -> Callable[[str], None]:
     """bench-topic-NNNN: ``count`` topics of ``partitions`` partitions each (created once)."""
 
@@ -247,6 +254,7 @@ CASES = {
             "kafka-consumer-groups",
             _cg("--list"),
             topics=("bench-groups-100",),
+            bare=lambda bs: ["list", bs],
         ),
         Case(
             "list-groups-1000",
@@ -255,6 +263,7 @@ CASES = {
             "kafka-consumer-groups",
             _cg("--list"),
             topics=("bench-groups-1000",),
+            bare=lambda bs: ["list", bs],
         ),
         Case(
             "describe-group-10p",
@@ -263,6 +272,7 @@ CASES = {
             "kafka-consumer-groups",
             _cg("--describe", "--group", "bench-describe-group"),
             topics=("bench-describe",),
+            bare=lambda bs: ["describe", bs, "bench-describe-group"],
         ),
         Case(
             "describe-all-groups-1000",
@@ -317,6 +327,7 @@ CASES = {
                 "kafka-consumer-groups",
                 _reset_args(n, f"--{mode}"),
                 topics=(f"bench-reset-{n}",),
+                bare=_bare_reset(n, f"--{mode}"),
             )
             for n in (10, 1000, 10000)
             for mode in ("dry-run", "execute")
@@ -328,6 +339,7 @@ CASES = {
             "kafka-consumer-groups",
             _cg("--describe", "--group", "bench-reset-10000-group"),
             topics=("bench-reset-10000",),
+            bare=lambda bs: ["describe", bs, "bench-reset-10000-group"],
         ),
         Case(
             "describe-all-groups-1000-and-10000p",

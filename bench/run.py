@@ -9,9 +9,13 @@ serializing clients and asyncio, is skipped: kafka_groups/access/packages.py), s
 command can come in under the floor. A second reference adds kafka-python's admin client, the
 protocol layer as the commands that read committed offsets or list groups loaded it before they
 opened it with the library's connection manager alone (kafka_groups/access/protocol_layer.py):
-kept for comparison with earlier results. Ours runs this checkout's code
-(compiled first), whatever the environment has installed. Results replace the case's section
-in bench/RESULTS.md.
+kept for comparison with earlier results. Where a case has one, a third reference sends the
+command's requests through the same clients, loaded as the tools load them, with none of our
+code around them (bench/bare.py): ours/bare is what our own code costs (flags, checks, retries,
+rendering) on top of the two libraries and the round trips. It is a reference, not a bound: a
+command that orders its requests better than the plain sequence can come in under it. Ours runs
+this checkout's code (compiled first), whatever the environment has installed. Results replace
+the case's section in bench/RESULTS.md.
 
     python -m bench.run                      # every case, on a broker it starts itself
     python -m bench.run --case list-groups-100 --runs 9
@@ -53,6 +57,8 @@ FLOORS = {
     "floor": 'python -c "import confluent_kafka"',
     "floor+protocol": 'python -c "import confluent_kafka, kafka.admin"',
 }
+# bench/bare.py: the same requests through the same clients, and nothing else (Case.bare).
+BARE = "bare: same requests, same clients (bench/bare.py)"
 FLOOR_CODE = {"floor": "import confluent_kafka", "floor+protocol": "import confluent_kafka, kafka.admin"}
 
 
@@ -159,7 +165,9 @@ def run_case(case: Case, bootstrap: str, runs: int) -> dict[str, list[Sample]]:
         else [*our_command(case.tool), *case.baseline(bootstrap)],
         **{who: [sys.executable, "-c", code] for who, code in FLOOR_CODE.items()},
     }
-    envs = {"ours": our_env()}
+    if case.bare is not None:
+        commands["bare"] = [sys.executable, str(ROOT / "bench" / "bare.py"), *case.bare(bootstrap)]
+    envs = {"ours": our_env(), "bare": our_env()}
     for who, argv in commands.items():  # warm-up: page cache, broker-side caches
         measure(argv, envs.get(who))
     samples: dict[str, list[Sample]] = {who: [] for who in commands}
@@ -187,7 +195,7 @@ def section(case: Case, samples: dict[str, list[Sample]], runs: int) -> str:
     rss = {who: max(s.max_rss_kb for s in got) / 1024 for who, got in samples.items()}
     low = {who: min(s.wall_s for s in got) for who, got in samples.items()}
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    names = {"ours": "ours", "apache": "Apache", **FLOORS}
+    names = {"ours": "ours", "apache": "Apache", **FLOORS, "bare": BARE}
     if case.baseline is not None:  # ours only: beside the plain command the new view adds to
         names["ours"] = f"ours, {' '.join(case.args('B')[2:])}"
         names["apache"] = f"ours, {' '.join(case.baseline('B')[2:])}"
@@ -207,6 +215,11 @@ def section(case: Case, samples: dict[str, list[Sample]], runs: int) -> str:
         f"**ratio {compared} (median wall): {med['ours'] / med['apache']:.2f}x**\n\n"
         f"**ratio ours/floor (median wall): {med['ours'] / med['floor']:.2f}x; "
         f"ours/(floor+protocol): {med['ours'] / med['floor+protocol']:.2f}x**\n"
+        + (
+            f"\n**ratio ours/bare (median wall): {med['ours'] / med['bare']:.2f}x**\n"
+            if "bare" in med
+            else ""
+        )
     )
 
 
