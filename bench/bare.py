@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-# As the tools run: no cyclic collection while the command works.
-gc.disable()
+if __name__ == "__main__":  # as the tools run: no cyclic collection while the command works
+    gc.disable()
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -39,11 +39,17 @@ LIST_OFFSETS_CALL = 250  # the call size of kafka_groups/access/offsets.py
 EARLIEST, LATEST = -2, -1  # ListOffsets' specs for the log start and end offsets, as the binding reads them
 
 
+def admin_config(bootstrap: str) -> dict[str, Any]:
+    """The AdminClient's settings as ours makes them for a plain listener
+    (kafka_groups/access/config.librdkafka_config; a test holds the two together)."""
+    return {"bootstrap.servers": bootstrap, "security.protocol": "PLAINTEXT", "reconnect.backoff.ms": 10}
+
+
 def admin(bootstrap: str) -> Any:
     packages.prepare_client()
     from confluent_kafka.admin import AdminClient
 
-    return AdminClient({"bootstrap.servers": bootstrap})
+    return AdminClient(admin_config(bootstrap))
 
 
 def protocol(bootstrap: str) -> Any:

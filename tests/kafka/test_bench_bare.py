@@ -25,6 +25,15 @@ pytestmark = pytest.mark.kafka
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def test_bare_configures_the_admin_client_as_ours():
+    from bench.bare import admin_config
+    from kafka_groups.access.config import librdkafka_config
+    from kafka_groups.settings import resolve_settings
+
+    settings = resolve_settings("127.0.0.1:9092", None, None, environ={})  # a plain listener, no file
+    assert admin_config("127.0.0.1:9092") == librdkafka_config(settings)
+
+
 def bare(*argv: str, state_dir: Path | None = None) -> str:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if state_dir is not None:
