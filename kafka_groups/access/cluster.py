@@ -16,7 +16,6 @@ from kafka_groups.access.decode import _consumer_group, _partition_states, _stre
 from kafka_groups.access.offsets import OffsetsAccess
 from kafka_groups.access.streams import StreamsAccess
 from kafka_groups.access.topics import TopicsAccess
-from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
 
 if TYPE_CHECKING:
     from kafka_groups.core.describe import TopicPartition
@@ -35,6 +34,8 @@ class KafkaAccess(TopicsAccess, StreamsAccess, OffsetsAccess, CommitsAccess):
 
     def committed_offsets_on(self, topics: set[str]) -> dict[str, tuple[str, list[TopicPartition]]]:
         """Every consumer group with committed offsets on ``topics``: its state and those partitions."""
+        from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
+
         listed = self.list_groups(frozenset(CONSUMER_GROUP_TYPES))
         groups = {g.group_id: g.state for g in select_consumer_groups(listed, frozenset(), frozenset())}
         if not groups:

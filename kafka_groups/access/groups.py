@@ -26,12 +26,12 @@ from kafka_groups.access.naming import (
     _seconds_left,
 )
 from kafka_groups.access.retry import Deadline, Unavailable, describe_error, is_retriable, retriable_code
-from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, GroupListing, select_consumer_groups
 from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
 from kafka_groups.errors import ClusterError
 
-if TYPE_CHECKING:  # the group descriptions load where they are made (decode.py says why)
+if TYPE_CHECKING:  # the group descriptions and listings load where they are made (decode.py says why)
     from kafka_groups.core.describe import GroupDescription
+    from kafka_groups.core.groups import GroupListing
 
 
 class GroupsAccess(Connection):
@@ -41,6 +41,8 @@ class GroupsAccess(Connection):
         Brokers older than ListGroups v5 have classic groups only, so their groups are
         reported as Classic, as the Apache Admin client does.
         """
+        from kafka_groups.core.groups import GroupListing
+
         typed = self._broker_api_version(LIST_GROUPS_API_KEY) >= LIST_GROUPS_TYPES_VERSION
         raw = self._via_protocol(
             "listing groups",
@@ -65,6 +67,8 @@ class GroupsAccess(Connection):
 
     def consumer_group_ids(self) -> list[str]:
         """Every consumer group (classic and consumer protocol), as ``--all-groups`` means it."""
+        from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
+
         listed = self.list_groups(frozenset(CONSUMER_GROUP_TYPES))
         return [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset())]
 

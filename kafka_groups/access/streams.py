@@ -12,7 +12,6 @@ from kafka_groups.access.decode import (
 )
 from kafka_groups.access.groups import GroupsAccess
 from kafka_groups.access.naming import _describe_groups_acl, _raise_if_retriable
-from kafka_groups.core.groups import select_streams_groups
 from kafka_groups.errors import ClusterError
 
 if TYPE_CHECKING:  # core.streams loads when a streams group is decoded (access.decode)
@@ -22,6 +21,8 @@ if TYPE_CHECKING:  # core.streams loads when a streams group is decoded (access.
 class StreamsAccess(GroupsAccess):
     def streams_group_ids(self) -> list[str]:
         """Every streams group, as ``--all-groups`` means it (in the order ``--list`` shows them)."""
+        from kafka_groups.core.groups import select_streams_groups
+
         listed = self.list_groups(frozenset({"Streams"}))
         return [g.group_id for g in select_streams_groups(listed, frozenset())]
 

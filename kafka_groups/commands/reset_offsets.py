@@ -16,7 +16,6 @@ import time
 from dataclasses import dataclass, field, replace
 
 from kafka_groups.apache_argv import parse_long
-from kafka_groups.commands.reset_apply import apply_reset
 from kafka_groups.commands.reset_gather import gather
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.group_select import GroupSelection
@@ -164,5 +163,8 @@ class ResetOffsetsRequest:
             if show is not None:  # before the commit: the warnings, and the plan when early
                 show(Outcome(result if early else None, self.output, warnings, before_write=True))
                 warnings = ()
+            # Loaded here: a dry run (and a plan that changes nothing) loads no write guard.
+            from kafka_groups.commands.reset_apply import apply_reset
+
             result = apply_reset(access, result, self.connection, self.backup_dir)
         return Outcome(result, self.output, warnings, failure=result.error, shown=early)

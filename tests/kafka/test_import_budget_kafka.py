@@ -10,12 +10,14 @@ from tests.kafka_helpers import TOOL_TIMEOUT_MS, commit_offsets, create_topic, u
 from tests.unit.test_import_budget import (
     CLIENTS,
     CONFLUENT_SERDE,
+    GROUP_LISTINGS,
     GROUP_VALUES,
     HEALTH_VIEW,
     HEAVY,
     KAFKA_PYTHON_ADMIN,
     KAFKA_PYTHON_CLIENTS,
     OTHER_COMMANDS,
+    WRITE_GUARD,
     forbidden_in,
     loaded_by,
 )
@@ -56,8 +58,11 @@ def test_group_reads_load_only_what_they_use(broker, group, argv, rendered_by):
     # manager loads here, without the rest of kafka-python and without its admin client.
     assert {"kafka.net.manager", "kafka.protocol.admin.groups"} <= loaded
     forbidden = HEAVY | OTHER_COMMANDS | KAFKA_PYTHON_CLIENTS | KAFKA_PYTHON_ADMIN
-    # A list makes no group description; neither makes a topic state.
+    # A list makes no group description; neither makes a topic state; a describe of a named
+    # group lists none.
     made = {"kafka_groups.core.describe"} if argv[0] == "--describe" else set()
+    if "--group" in argv:
+        forbidden |= GROUP_LISTINGS
     assert forbidden_in(loaded, forbidden | CONFLUENT_SERDE | HEALTH_VIEW | (GROUP_VALUES - made)) == []
 
 
@@ -107,4 +112,5 @@ def test_reset_dry_run_loads_no_other_command_results(broker, group):
     assert name in proc.stdout
     assert {RESULTS["reset"], "kafka_groups.render.reset"} <= loaded
     others = frozenset(RESULTS.values()) - {RESULTS["reset"]}
-    assert forbidden_in(loaded, HEAVY | others | CONFLUENT_SERDE | HEALTH_VIEW | {"kafka_topics"}) == []
+    forbidden = HEAVY | others | CONFLUENT_SERDE | HEALTH_VIEW | WRITE_GUARD | {"kafka_topics"}
+    assert forbidden_in(loaded, forbidden) == []

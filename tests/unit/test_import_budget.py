@@ -81,6 +81,12 @@ CONFLUENT_SERDE = frozenset(
 # The values a group read does not make: a group list makes no group description and no topic
 # state, a group describe no topic state (kafka_groups/access/decode.py loads them where made).
 GROUP_VALUES = frozenset({"kafka_groups.core.describe", "kafka_groups.core.topic_states"})
+# The group listings (--list, --all-groups, patterns): a describe of named groups makes none.
+GROUP_LISTINGS = frozenset({"kafka_groups.core.groups"})
+# The write guard, its backups and the reset's commit: a dry run loads none of them.
+WRITE_GUARD = frozenset(
+    {"kafka_groups.commands.guard", "kafka_groups.commands.backup", "kafka_groups.commands.reset_apply"}
+)
 # The loss radar (--health), which a plain describe or list does not show.
 HEALTH_VIEW = frozenset(
     {"kafka_groups.core.health", "kafka_groups.commands.health", "kafka_groups.render.health"}
@@ -181,6 +187,8 @@ def test_read_paths_load_only_what_they_use(tool, argv, command_module):
     if tool == "kafka-topics":
         own.add("kafka_groups.core.topic_states")  # --list's result
     forbidden = HEAVY | (OTHER_COMMANDS - own) | KAFKA_PYTHON_CLIENTS | KAFKA_PYTHON_ADMIN
+    if "--group" in argv:
+        forbidden |= GROUP_LISTINGS
     assert forbidden_in(loaded, forbidden | CONFLUENT_SERDE | HEALTH_VIEW | (GROUP_VALUES - own)) == []
 
 
