@@ -8,7 +8,7 @@ from kafka_groups.core.delete import WHOLE_TOPIC, GroupDeleteResult, OffsetDelet
 from kafka_groups.core.kafka_errors import KafkaErrorInfo
 
 if TYPE_CHECKING:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
 OFFSETS_SCHEMA = "kafka-group-tools/offset-delete/v1"
 GROUPS_SCHEMA = "kafka-group-tools/group-delete/v1"
@@ -39,7 +39,7 @@ def offsets_text(result: OffsetDeleteResult) -> str:
 
 
 def offsets_table(result: OffsetDeleteResult) -> TableSpec:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     rows = result.rows()
     title = (
@@ -115,7 +115,7 @@ def groups_text(result: GroupDeleteResult) -> str:
 
 
 def groups_table(result: GroupDeleteResult) -> TableSpec:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     rows = [[g, "deleted"] for g in result.deleted] + [
         [g, f"{e.name}: {e.message}"] for g, e in result.failed

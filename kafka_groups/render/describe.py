@@ -22,7 +22,7 @@ from kafka_groups.core.start_time import GroupStart, choose_start
 from kafka_groups.core.times import iso_utc_ms
 
 if TYPE_CHECKING:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
 # --state --verbose: KIP-1282 appends GROUP-CREATION-TIME after #MEMBERS, which then needs a width.
 MEMBERS_WIDTH = 10
@@ -221,7 +221,7 @@ def _member_verbose_cells(desc: GroupDescription, m: Member) -> list[str]:
 
 
 def table(result: DescribeResult) -> TableSpec:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     if result.view is View.OFFSETS:
         rows, styles = [], []

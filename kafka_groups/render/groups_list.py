@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from kafka_groups.core.groups import GroupListResult
 
 if TYPE_CHECKING:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
 JSON_SCHEMA = "kafka-group-tools/group-list/v1"
 _STATE_STYLE = {"Stable": "green", "Empty": "dim", "Dead": "red"}
@@ -36,7 +36,7 @@ def text(result: GroupListResult) -> str:
 
 
 def table(result: GroupListResult) -> TableSpec:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     groups = sorted(result.groups, key=lambda g: g.group_id)  # a person reads a sorted list
     return TableSpec(

@@ -16,7 +16,7 @@ from kafka_groups.core.lagtime import human_duration
 from kafka_groups.core.times import iso_utc_ms
 
 if TYPE_CHECKING:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
 JSON_SCHEMA = "kafka-group-tools/group-health/v1"
 MISSING = "-"
@@ -114,7 +114,7 @@ _STYLE = {Severity.LOST: "red", Severity.AT_RISK: "yellow"}
 
 
 def table(result: HealthResult) -> TableSpec:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     groups = [
         [

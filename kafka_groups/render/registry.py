@@ -3,24 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka_groups.render.outcome import Outcome
 
-
-@dataclass(frozen=True)
-class TableSpec:
-    """A table to draw with Rich: a title, column names, rows of cells, row styles."""
-
-    title: str
-    columns: Sequence[str]
-    rows: Sequence[Sequence[str]]
-    row_styles: Sequence[str] = ()
-    empty_message: str = ""
-    # A table drawn first (kafka-topics --describe: one row per topic above its partitions).
-    before: TableSpec | None = None
+if TYPE_CHECKING:  # made and drawn only for a terminal (render/table.py, with Rich)
+    from kafka_groups.render.table import TableSpec
 
 
 @dataclass(frozen=True)

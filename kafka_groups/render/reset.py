@@ -9,7 +9,7 @@ from kafka_groups.core.reset_plan import ResetResult, skipped_line, uncopied_lin
 from kafka_groups.escape import escape_controls
 
 if TYPE_CHECKING:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
 JSON_SCHEMA = "kafka-group-tools/reset-plan/v1"
 
@@ -72,7 +72,7 @@ def _rows(result: ResetResult) -> list[tuple[str, str, int, int | None, int]]:
 
 
 def table(result: ResetResult) -> TableSpec:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     rows, styles = [], []
     for group, topic, partition, current, new in _rows(result):

@@ -21,7 +21,7 @@ from kafka_groups.render.describe import MEMBERS_WIDTH
 from kafka_groups.render.describe_json import offset_json
 
 if TYPE_CHECKING:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
 JSON_SCHEMA = "kafka-group-tools/streams-group-describe/v1"
 MISSING = "-"
@@ -178,7 +178,7 @@ def _offset_cells(group: StreamsGroup, r: StreamsOffsetRow) -> list[str]:
 
 
 def table(result: StreamsDescribeResult) -> TableSpec:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     if result.view == "offsets":
         rows, styles = [], []

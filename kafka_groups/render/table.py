@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TextIO
 
 from rich import box
 from rich.console import Console
@@ -11,8 +13,18 @@ from rich.text import Text
 
 from kafka_groups.escape import escape_controls
 
-if TYPE_CHECKING:
-    from kafka_groups.render.registry import TableSpec
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A table to draw with Rich: a title, column names, rows of cells, row styles."""
+
+    title: str
+    columns: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    row_styles: Sequence[str] = ()
+    empty_message: str = ""
+    # A table drawn first (kafka-topics --describe: one row per topic above its partitions).
+    before: TableSpec | None = None
 
 
 def print_table(spec: TableSpec, stream: TextIO, width: int | None = None) -> None:

@@ -16,7 +16,7 @@ from kafka_groups.core.topics import (
 )
 
 if TYPE_CHECKING:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
 SCHEMA = "kafka-group-tools/{}/v1"
 
@@ -43,7 +43,7 @@ def describe_table(result: TopicDescribeResult) -> TableSpec:
     """Everything the text layout shows: a row per topic (id, partition count, replication
     factor, configs) above a row per partition (ELR, last known ELR, a reassignment's moves,
     KIP-1327 creation time when the broker sends it)."""
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     shown = list(result.shown())
     creation = any(p.creation_time_ms is not None for t in result.topics for p in t.partitions)
@@ -77,7 +77,7 @@ def describe_table(result: TopicDescribeResult) -> TableSpec:
 
 
 def _topics_table(result: TopicDescribeResult) -> TableSpec:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     rows = []
     for topic, with_line, _ in result.shown():
@@ -148,7 +148,7 @@ def create_text(result: CreateResult) -> str:
 
 
 def create_table(result: CreateResult) -> TableSpec:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     status = "created" if result.created else "already exists (--if-not-exists)"
     return TableSpec(f"Topic {result.topic}", ["TOPIC", "STATUS"], [[result.topic, status]])
@@ -172,7 +172,7 @@ def alter_text(result: AlterResult) -> str:
 
 
 def alter_table(result: AlterResult) -> TableSpec:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     rows = [
         [t, str(b), str(a), ", ".join(g.group for g in result.groups if t in g.topics) or "-"]
@@ -210,7 +210,7 @@ def delete_text(result: DeleteResult) -> str:
 
 
 def delete_table(result: DeleteResult) -> TableSpec:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     return TableSpec("Topics deleted", ["TOPIC"], [[t] for t in result.topics], (), "No topic matched.")
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kafka_groups.core.topic_states import TopicListResult
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
 JSON_SCHEMA = "kafka-group-tools/topic-list/v1"
 
@@ -18,7 +18,7 @@ def text(result: TopicListResult) -> str:
 
 
 def table(result: TopicListResult) -> TableSpec:
-    from kafka_groups.render.registry import TableSpec
+    from kafka_groups.render.table import TableSpec
 
     return TableSpec(
         title=f"{len(result.topics)} topic(s)",

@@ -455,8 +455,7 @@ def test_the_row_limit_can_be_raised_but_not_blanked_into_nothing():
 
 
 def test_rich_tables_show_names_escaped_and_never_as_markup():
-    from kafka_groups.render.registry import TableSpec
-    from kafka_groups.render.table import print_table
+    from kafka_groups.render.table import TableSpec, print_table
 
     out = io.StringIO()
     spec = TableSpec("group \x1b]0;title\x07", ["GROUP"], [["a\x1b[2J[red]b[/red]"]])
