@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kafka_groups.errors import ConfigError
 from kafka_groups.escape import escape_controls
 from kafka_groups.timeouts import LONGEST_MS, whole_ms
+
+if TYPE_CHECKING:  # made only where the properties set them (client_secure.py)
+    from kafka_groups.client_secure import OAuth, Store
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
@@ -94,30 +98,6 @@ _UNDERSTOOD = frozenset(
 
 
 @dataclass(frozen=True)
-class Store:
-    """A truststore or keystore as the properties give it: a file, or PEM text inline."""
-
-    type: str  # PEM, PKCS12 or JKS (as given, upper case; "" when not given)
-    location: str | None = None
-    password: str | None = None
-    pem: str | None = None  # ssl.truststore.certificates / ssl.keystore.certificate.chain
-    key_pem: str | None = None  # ssl.keystore.key
-
-
-@dataclass(frozen=True)
-class OAuth:
-    """OAUTHBEARER login: an unsecured token made locally, or client credentials from an endpoint."""
-
-    token_endpoint: str | None = None  # None: an unsecured (unsigned) token, as for development
-    client_id: str | None = None
-    client_secret: str | None = None
-    scope: str | None = None
-    principal: str | None = None  # unsecured tokens: the "sub" claim
-    lifetime_s: int = 3600
-    extensions: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class ClientSecurity:
     """Everything a properties file says about how to connect."""
 
@@ -163,6 +143,8 @@ def _store(props: Mapping[str, str], kind: str) -> Store | None:
         raise ConfigError(f"ssl.{kind}.type={store_type} is not supported (PEM, PKCS12 or JKS)")
     if kind == "keystore" and inline and not key_pem:
         raise ConfigError("ssl.keystore.certificate.chain needs ssl.keystore.key")
+    from kafka_groups.client_secure import Store
+
     return Store(
         type=store_type or ("PEM" if inline else ""),
         location=location,
@@ -173,6 +155,8 @@ def _store(props: Mapping[str, str], kind: str) -> Store | None:
 
 
 def _oauth(props: Mapping[str, str], options: Mapping[str, str]) -> OAuth:
+    from kafka_groups.client_secure import OAuth
+
     handler = props.get("sasl.login.callback.handler.class")
     endpoint = props.get("sasl.oauthbearer.token.endpoint.url")
     extensions = {k[len("extension_") :]: v for k, v in options.items() if k.startswith("extension_")}

@@ -12,7 +12,7 @@ import time
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from kafka_groups.client_config import TUNING, ClientSecurity, OAuth, client_security
+from kafka_groups.client_config import TUNING, ClientSecurity, client_security
 from kafka_groups.errors import ClusterError, ConfigError
 from kafka_groups.escape import escape_controls
 from kafka_groups.secrets import redact
@@ -20,6 +20,8 @@ from kafka_groups.settings import ConnectionSettings
 
 if TYPE_CHECKING:  # ssl, urllib, json and the stores load only where TLS, OAuth or --debug is used
     import ssl
+
+    from kafka_groups.client_secure import OAuth
 
 _FIRST_RECONNECT_BACKOFF_MS = 10
 MAX_IN_FLIGHT = 64

@@ -17,6 +17,7 @@ from tests.unit.test_import_budget import (
     KAFKA_PYTHON_ADMIN,
     KAFKA_PYTHON_CLIENTS,
     OTHER_COMMANDS,
+    SECURE_SETTINGS,
     WRITE_GUARD,
     forbidden_in,
     loaded_by,
@@ -57,7 +58,7 @@ def test_group_reads_load_only_what_they_use(broker, group, argv, rendered_by):
     # The committed offsets and the group listing need the protocol layer: its connection
     # manager loads here, without the rest of kafka-python and without its admin client.
     assert {"kafka.net.manager", "kafka.protocol.admin.groups"} <= loaded
-    forbidden = HEAVY | OTHER_COMMANDS | KAFKA_PYTHON_CLIENTS | KAFKA_PYTHON_ADMIN
+    forbidden = HEAVY | OTHER_COMMANDS | KAFKA_PYTHON_CLIENTS | KAFKA_PYTHON_ADMIN | SECURE_SETTINGS
     # A list makes no group description; neither makes a topic state; a describe of a named
     # group lists none.
     made = {"kafka_groups.core.describe"} if argv[0] == "--describe" else set()

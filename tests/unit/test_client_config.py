@@ -9,7 +9,8 @@ import pytest
 
 from kafka_groups.access import tls
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, unsecured_token
-from kafka_groups.client_config import Store, client_security
+from kafka_groups.client_config import client_security
+from kafka_groups.client_secure import Store
 from kafka_groups.errors import ConfigError
 from kafka_groups.jaas import parse_jaas
 from kafka_groups.properties import parse_properties

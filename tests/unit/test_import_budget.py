@@ -87,6 +87,8 @@ GROUP_LISTINGS = frozenset({"kafka_groups.core.groups"})
 WRITE_GUARD = frozenset(
     {"kafka_groups.commands.guard", "kafka_groups.commands.backup", "kafka_groups.commands.reset_apply"}
 )
+# The TLS stores and the OAUTHBEARER login: a connection whose properties set neither loads them.
+SECURE_SETTINGS = frozenset({"kafka_groups.client_secure"})
 # The loss radar (--health), which a plain describe or list does not show.
 HEALTH_VIEW = frozenset(
     {"kafka_groups.core.health", "kafka_groups.commands.health", "kafka_groups.render.health"}
@@ -186,7 +188,7 @@ def test_read_paths_load_only_what_they_use(tool, argv, command_module):
         own.add("kafka_groups.core.describe")  # the group descriptions
     if tool == "kafka-topics":
         own.add("kafka_groups.core.topic_states")  # --list's result
-    forbidden = HEAVY | (OTHER_COMMANDS - own) | KAFKA_PYTHON_CLIENTS | KAFKA_PYTHON_ADMIN
+    forbidden = HEAVY | (OTHER_COMMANDS - own) | KAFKA_PYTHON_CLIENTS | KAFKA_PYTHON_ADMIN | SECURE_SETTINGS
     if "--group" in argv:
         forbidden |= GROUP_LISTINGS
     assert forbidden_in(loaded, forbidden | CONFLUENT_SERDE | HEALTH_VIEW | (GROUP_VALUES - own)) == []
