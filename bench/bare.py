@@ -85,8 +85,24 @@ def committed(layer: Any, group: str) -> dict[tuple[str, int], int]:
     }
 
 
-def list_offsets(client: Any, partitions: list[tuple[str, int]], spec: int) -> dict[tuple[str, int], int]:
-    """ListOffsets through the binding's batched call, in calls of LIST_OFFSETS_CALL, all in flight."""
+def list_offsets(
+    client: Any, partitions: list[tuple[str, int]], spec: int, topics_known: bool
+) -> dict[tuple[str, int], int]:
+    """ListOffsets through the binding's batched call, in calls of LIST_OFFSETS_CALL, all in
+    flight. When several calls go out for topics the client has read no metadata of
+    (``topics_known`` false), one partition of each topic goes first and alone, as ours sends
+    it, so that the other calls find the topics known."""
+    found: dict[tuple[str, int], int] = {}
+    if not topics_known and len(partitions) > LIST_OFFSETS_CALL:
+        firsts = list({t: (t, p) for t, p in reversed(partitions)}.values())
+        found = _list_offsets_calls(client, firsts, spec)
+        partitions = [tp for tp in partitions if tp not in found]
+    return found | _list_offsets_calls(client, partitions, spec)
+
+
+def _list_offsets_calls(
+    client: Any, partitions: list[tuple[str, int]], spec: int
+) -> dict[tuple[str, int], int]:
     from confluent_kafka import TopicPartition
     from confluent_kafka.cimpl import _AdminClientImpl
 
@@ -106,7 +122,7 @@ def describe(bootstrap: str, group: str) -> None:
     client = admin(bootstrap)
     group_info, layer = described(client, group, bootstrap)
     current = committed(layer, group)
-    ends = list_offsets(client, sorted(current), LATEST)
+    ends = list_offsets(client, sorted(current), LATEST, topics_known=False)
     rows = [f"\nGROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG ({group_info.state.name})\n"]
     rows += [
         f"{group} {t} {p} {o} {ends[(t, p)]} {ends[(t, p)] - o}\n" for (t, p), o in sorted(current.items())
@@ -140,7 +156,7 @@ def reset(bootstrap: str, group: str, topic: str, mode: str) -> None:
         raise SystemExit(f"group {group} is {group_info.state.name}")
     partitions = [(topic, p) for p in sorted(client.list_topics(topic, timeout=30).topics[topic].partitions)]
     current = committed(layer, group) if execute else {}
-    target = list_offsets(client, partitions, EARLIEST)
+    target = list_offsets(client, partitions, EARLIEST, topics_known=True)  # read just above
     rows = ["\nGROUP TOPIC PARTITION NEW-OFFSET\n"]
     rows += [f"{group} {t} {p} {o}\n" for (t, p), o in sorted(target.items())]
     sys.stdout.write("".join(rows))
