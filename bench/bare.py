@@ -173,6 +173,8 @@ def reset(bootstrap: str, group: str, topic: str, mode: str) -> None:
     from kafka.protocol.consumer import OffsetCommitRequest
     from kafka.protocol.consumer.group import DEFAULT_GENERATION_ID, UNKNOWN_MEMBER_ID
 
+    # The request ours sends (kafka_groups/access/commits.py, _offset_commit), built here again
+    # on purpose: the reference runs none of our code.
     topic_type = OffsetCommitRequest.OffsetCommitRequestTopic
     partition_type = topic_type.OffsetCommitRequestPartition
     request = OffsetCommitRequest(
