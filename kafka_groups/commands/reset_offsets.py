@@ -163,7 +163,7 @@ class ResetOffsetsRequest:
             if show is not None:  # before the commit: the warnings, and the plan when early
                 show(Outcome(result if early else None, self.output, warnings, before_write=True))
                 warnings = ()
-            # Loaded here: a dry run (and a plan that changes nothing) loads no write guard.
+            # Loaded here: a dry run, and an --execute with no group to reset, load no write guard.
             from kafka_groups.commands.reset_apply import apply_reset
 
             result = apply_reset(access, result, self.connection, self.backup_dir)
