@@ -15,7 +15,9 @@ negative numbers, and repeated flags. Each tool runs in-process through ``run_to
 
 In-process state between runs: the Typer command is rebuilt on every run, outputs resolve
 ``sys.stdout`` when they print, and caches are keyed by their inputs. ``--debug`` is left out:
-it installs a root logging handler bound to the stderr of the run that set it up.
+it installs a root logging handler bound to the stderr of the run that set it up. So is
+``--watch``: a valid one refreshes until it is interrupted, which an in-process run never is
+(tests/kafka/test_watch.py runs it in a process of its own and stops it).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from tests.kafka_helpers import admin, commit_offsets, committed_of, create_topi
 
 pytestmark = pytest.mark.kafka
 
-LEFT_OUT = {"debug", "install-completion", "show-completion"}
+LEFT_OUT = {"debug", "install-completion", "show-completion", "watch"}
 MAX_EXAMPLES = int(os.environ.get("ARGV_FUZZ_EXAMPLES", "300"))
 
 
