@@ -236,8 +236,12 @@ def _fetch_token(oauth: OAuth, timeout_s: float) -> tuple[str, float]:
         form["scope"] = oauth.scope
     pair = f"{urllib.parse.quote(oauth.client_id or '')}:{urllib.parse.quote(oauth.client_secret or '')}"
     basic = base64.b64encode(pair.encode()).decode()
+    # User info in the URL is not sent (the Java client's HTTP connection leaves it out too): the
+    # client id and secret are the credentials.
+    parts = urllib.parse.urlsplit(oauth.token_endpoint)
+    endpoint = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
     request = urllib.request.Request(
-        oauth.token_endpoint,
+        endpoint,
         data=urllib.parse.urlencode(form).encode(),
         headers={"Authorization": f"Basic {basic}", "Content-Type": "application/x-www-form-urlencoded"},
     )
@@ -247,7 +251,5 @@ def _fetch_token(oauth: OAuth, timeout_s: float) -> tuple[str, float]:
         token = str(answer["access_token"])
     except (OSError, ValueError, KeyError) as exc:
         reason = getattr(exc, "code", None) or type(exc).__name__
-        raise ClusterError(
-            f"OAUTHBEARER: no token from the token endpoint {oauth.token_endpoint} ({reason})"
-        ) from None
+        raise ClusterError(f"OAUTHBEARER: no token from the token endpoint {endpoint} ({reason})") from None
     return token, now + float(answer.get("expires_in", 3600))
