@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_groups.client_config import TUNING, ClientSecurity, client_security
 from kafka_groups.errors import ClusterError, ConfigError
-from kafka_groups.escape import escape_controls
 from kafka_groups.secrets import redact
+from kafka_groups.setting_files import echo
 from kafka_groups.settings import ConnectionSettings
 
 if TYPE_CHECKING:  # ssl, urllib, json and the stores load only where TLS, OAuth or --debug is used
@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # ssl, urllib, json and the stores load only where TLS, OAuth
 _FIRST_RECONNECT_BACKOFF_MS = 10
 MAX_IN_FLIGHT = 64
 _SECURITY_KEYS = ("ssl.", "sasl.", "security.")
+_TOKEN_ANSWER_LIMIT = 1024 * 1024  # a token endpoint's answer is a few kilobytes
 
 
 def security_of(settings: ConnectionSettings) -> ClientSecurity:
@@ -47,10 +48,18 @@ def warn_unmapped(settings: ConnectionSettings) -> None:
     other = [k for k in ignored if not k.startswith(_SECURITY_KEYS)]
     parts = []
     if security:
-        parts.append(f"security settings the tools cannot apply: {', '.join(security)}")
+        parts.append(f"security settings the tools cannot apply: {_key_list(security)}")
     if other:
-        parts.append(f"unsupported client properties: {', '.join(other)}")
-    print(escape_controls(f"Warning: ignoring {'; '.join(parts)}"), file=sys.stderr)
+        parts.append(f"unsupported client properties: {_key_list(other)}")
+    print(f"Warning: ignoring {'; '.join(parts)}", file=sys.stderr)
+
+
+_KEYS_NAMED = 20  # a warning names this many keys of a kind, and counts the rest
+
+
+def _key_list(keys: list[str]) -> str:
+    named = ", ".join(echo(k, 100) for k in keys[:_KEYS_NAMED])
+    return named if len(keys) <= _KEYS_NAMED else f"{named} and {len(keys) - _KEYS_NAMED} more"
 
 
 def librdkafka_config(settings: ConnectionSettings) -> dict[str, Any]:
@@ -247,7 +256,10 @@ def _fetch_token(oauth: OAuth, timeout_s: float) -> tuple[str, float]:
     )
     try:
         with urllib.request.urlopen(request, timeout=max(timeout_s, 1.0)) as response:
-            answer = json.load(response)
+            body = response.read(_TOKEN_ANSWER_LIMIT + 1)
+        if len(body) > _TOKEN_ANSWER_LIMIT:
+            raise ClusterError(f"OAUTHBEARER: the token endpoint {endpoint} answered with more than 1 MB")
+        answer = json.loads(body)
         token = str(answer["access_token"])
     except (OSError, ValueError, KeyError) as exc:
         reason = getattr(exc, "code", None) or type(exc).__name__

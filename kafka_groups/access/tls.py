@@ -14,6 +14,7 @@ from pathlib import Path
 
 from kafka_groups.client_secure import Store
 from kafka_groups.errors import ConfigError
+from kafka_groups.setting_files import KEYSTORE_LIMIT, TRUSTSTORE_LIMIT, echo, read_setting_file
 
 _PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----\r?\n.*?-----END \1-----\r?\n?", re.S)
 _JKS_MAGIC = {b"\xfe\xed\xfe\xed": "JKS", b"\xce\xce\xce\xce": "JCEKS"}
@@ -30,18 +31,15 @@ class Identity:
 
 def _read(store: Store, kind: str) -> bytes:
     assert store.location is not None
-    try:
-        data = Path(store.location).read_bytes()
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot read ssl.{kind}.location {store.location}: {exc.strerror or exc}"
-        ) from None
+    limit = TRUSTSTORE_LIMIT if kind == "truststore" else KEYSTORE_LIMIT
+    data = read_setting_file(store.location, f"ssl.{kind}.location", limit, f"a {kind}")
     java_format = _JKS_MAGIC.get(data[:4])
     if java_format or store.type == "JKS":
-        target = str(Path(store.location).with_suffix(".p12"))
+        location = echo(store.location)
+        target = echo(str(Path(store.location).with_suffix(".p12")))
         raise ConfigError(
-            f"ssl.{kind}.location {store.location} is a {java_format or 'JKS'} store, which the tools cannot "
-            f"read; convert it with: keytool -importkeystore -srckeystore {store.location} "
+            f"ssl.{kind}.location {location} is a {java_format or 'JKS'} store, which the tools cannot "
+            f"read; convert it with: keytool -importkeystore -srckeystore {location} "
             f"-srcstoretype {java_format or 'JKS'} -destkeystore {target} -deststoretype PKCS12 "
             f"(then set ssl.{kind}.location={target} and ssl.{kind}.type=PKCS12)"
         )
