@@ -5,7 +5,6 @@ way, as the Java client given the same ``--command-config`` file would."""
 from __future__ import annotations
 
 import base64
-import os
 import sys
 import threading
 import time
@@ -13,7 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.client_config import TUNING, ClientSecurity, client_security
-from kafka_groups.errors import ClusterError, ConfigError
+from kafka_groups.errors import ClusterError
 from kafka_groups.secrets import redact
 from kafka_groups.setting_files import echo
 from kafka_groups.settings import ConnectionSettings
@@ -86,11 +85,9 @@ def librdkafka_config(settings: ConnectionSettings) -> dict[str, Any]:
         else:  # the Java client trusts the JVM's CAs; librdkafka is told to find the system's
             config["ssl.ca.location"] = "probe"
         if sec.keystore is not None:
-            ident = tls.identity(sec.keystore, sec.key_password)
+            ident = tls.identity(sec.keystore, sec.key_password)  # the key decrypted, in memory
             config["ssl.certificate.pem"] = ident.chain_pem
             config["ssl.key.pem"] = ident.key_pem
-            if ident.key_password:
-                config["ssl.key.password"] = ident.key_password
     # librdkafka holds back its first connection to a broker learned from metadata for half of
     # this (50 ms at the default 100), which every short-lived command pays once per client.
     # The backoff still doubles up to reconnect.backoff.max.ms when a broker is down.
@@ -163,8 +160,8 @@ def _show_config(client: str, config: dict[str, Any]) -> None:
 
 
 def ssl_context(sec: ClientSecurity) -> ssl.SSLContext:
+    """The TLS context kafka-python connects with (and a failed handshake is diagnosed with)."""
     import ssl
-    import tempfile
 
     from kafka_groups.access import tls
 
@@ -176,19 +173,7 @@ def ssl_context(sec: ClientSecurity) -> ssl.SSLContext:
     else:
         context.load_default_certs()
     if sec.keystore is not None:
-        ident = tls.identity(sec.keystore, sec.key_password)
-        # The ssl module loads a certificate and key only from a file: a private one, removed at once.
-        fd, path = tempfile.mkstemp(prefix="kgt-identity-", suffix=".pem")
-        try:
-            with os.fdopen(fd, "w") as handle:
-                handle.write(ident.key_pem + ident.chain_pem)
-            context.load_cert_chain(path, password=ident.key_password)
-        except ssl.SSLError:
-            raise ConfigError(
-                "the keystore's private key cannot be opened (check ssl.key.password)"
-            ) from None
-        finally:
-            os.unlink(path)
+        tls.load_identity(context, tls.identity(sec.keystore, sec.key_password))
     return context
 
 
