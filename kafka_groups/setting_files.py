@@ -27,6 +27,10 @@ KEYSTORE_LIMIT = 1 * _MIB
 # What an error quotes of a value or a path (a setting's value can be a megabyte).
 ECHO_LIMIT = 200
 
+# Not blocking (a FIFO swapped in after the look), never a controlling terminal, not inherited.
+_OPEN_FLAGS = os.O_RDONLY
+for _flag in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC"):
+    _OPEN_FLAGS |= getattr(os, _flag, 0)
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISCHR, "a character device"),
@@ -69,8 +73,7 @@ def read_setting_file(path: str, setting: str, limit: int, what: str) -> bytes:
         mode = os.stat(path).st_mode  # before opening: a FIFO or a device is never opened
         if not stat.S_ISREG(mode):
             raise _not_regular(setting, shown, mode)
-        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(path, flags)
+        fd = os.open(path, _OPEN_FLAGS)
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ConfigError(f"cannot read {setting} {shown}: {echo(reason)}") from None
