@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kafka_groups.errors import ConfigError, UsageError
-from kafka_groups.escape import escape_controls
 from kafka_groups.properties import load_properties
 from kafka_groups.secrets import secret_values
+from kafka_groups.setting_files import echo
 from kafka_groups.timeouts import ENV_TIMEOUT, GROUPS_TIMEOUT_MS, LONGEST_CALL_S, LONGEST_MS, whole_ms
 
 ENV_BOOTSTRAP = "KAFKA_BOOTSTRAP_SERVERS"
@@ -51,7 +51,7 @@ def check_bootstrap(value: str, source: str = "--bootstrap-server") -> str:
     for address in addresses:
         match = _ADDRESS.fullmatch(address)
         if match is None or not 1 <= int(match["port"]) <= 65535:
-            shown = escape_controls(address)
+            shown = echo(address)
             raise UsageError(
                 f"Invalid {source} address '{shown}': expected host:port with a port "
                 "from 1 to 65535 ([host]:port for IPv6), several separated by commas"
@@ -139,7 +139,7 @@ def default_timeout(environ: Mapping[str, str], tool_default_ms: int) -> int:
         return tool_default_ms
     given = whole_ms(raw, LONGEST_MS)
     if given is None:
-        shown = escape_controls(raw)
+        shown = echo(raw)
         raise ConfigError(
             f"{ENV_TIMEOUT} must be a whole number of milliseconds from 1 to {LONGEST_MS}, e.g. 30000; "
             f"got '{shown}'"

@@ -254,6 +254,7 @@ LONGEST = tuple(
 )
 TOGETHER = {
     "tests/kafka/test_one_connection.py": "tests/kafka/test_security.py",  # secure_cluster
+    "tests/kafka/test_secret_files.py": "tests/kafka/test_security.py",  # secure_cluster
     "tests/kafka/test_infra.py": "tests/kafka/test_failover.py",  # three_nodes
 }
 SESSION_CLUSTERS = ("three_nodes", "secure_cluster", "compat_broker")  # the plain broker is on every worker
