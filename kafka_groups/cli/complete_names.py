@@ -38,7 +38,8 @@ class NameSource:
         try:
             from kafka_groups.settings import resolve_settings
 
-            settings = resolve_settings(bootstrap, config, 1000, environ=self.environ)
+            cluster = line.values.get("cluster")
+            settings = resolve_settings(bootstrap, config, 1000, environ=self.environ, cluster=cluster)
         except Exception:
             return None
         cached = name_cache.read(settings.bootstrap_servers, kind, self.environ)
