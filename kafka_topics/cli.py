@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 PROG = "kafka-topics"
-SUBCOMMANDS = ("list", "describe", "create", "alter", "delete")
+SUBCOMMANDS = ("list", "describe", "create", "alter", "delete", "clusters")
 
 
 def load_app() -> Any:

@@ -143,7 +143,10 @@ class CreateTopicRequest:
         if problem:
             return Outcome(preface=preface, failure=TopicCommandError(problem))
         warnings: tuple[str, ...] = ()
-        with cluster_session(self.connection, api_timeout) as access:
+        with cluster_session(self.connection, api_timeout, writes=True) as access:
+            from kafka_groups.commands.target import name_target
+
+            name_target(access)
             try:
                 created = access.create_topic(
                     self.topic, self.partitions, rf, assignment, configs, tolerate_exists=self.if_not_exists
@@ -171,7 +174,7 @@ class AlterTopicRequest:
 
     def execute(self, show: Show | None = None) -> Outcome:
         assignment = parse_replica_assignment(self.replica_assignment or "")
-        with cluster_session(self.connection, api_timeout) as access:
+        with cluster_session(self.connection, api_timeout, writes=not self.dry_run) as access:
             # One protocol client for all of it: metadata, CreatePartitions, the groups' offsets.
             layout, _ = access.topic_layout()
             names = _matching(layout, self.topic, False, self.if_exists)
@@ -223,8 +226,10 @@ class AlterTopicRequest:
         worth saying about a lost answer whose change landed."""
         from kafka_groups.commands.backup import connection_flags
         from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify
+        from kafka_groups.commands.target import name_target
 
         grows = ", ".join(f"{n} ({before[n]} -> {self.partitions})" for n in targets)
+        name_target(access)
         announce(f"Adding partitions: {grows}")
 
         def counts(reader: KafkaAccess) -> dict[str, int]:
@@ -290,7 +295,7 @@ class DeleteTopicsRequest:
     output: OutputFormat = OutputFormat.AUTO
 
     def execute(self, show: Show | None = None) -> Outcome:
-        with cluster_session(self.connection, api_timeout) as access:
+        with cluster_session(self.connection, api_timeout, writes=True) as access:
             names = _matching(access.list_topics(), self.topic, False, self.if_exists)
             refuse_internal(names, self.topic, "delete")
             verdict = self._send(access, names) if names else None
@@ -302,7 +307,9 @@ class DeleteTopicsRequest:
         conclude when a topic is still there or the listing failed."""
         from kafka_groups.commands.backup import connection_flags
         from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, topics_left
+        from kafka_groups.commands.target import name_target
 
+        name_target(access)
         announce(f"Deleting topics: {', '.join(names)}")
         sent = Write(
             access,

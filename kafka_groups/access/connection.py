@@ -66,6 +66,7 @@ class Connection(ProtocolCalls):
         self._deadline: Deadline | None = None  # the running operation's, while it runs
         self._silent_nodes: set[int] = set()  # brokers that did not answer (any broker would do)
         self._early_protocol: Any = None  # the protocol layer's client, started early, not yet used
+        self.write_target_named = False  # the command said which cluster it writes to (commands/target.py)
         warn_unmapped(settings)
 
     # -- clients -------------------------------------------------------------------------
@@ -303,6 +304,25 @@ class Connection(ProtocolCalls):
 
             self._retrying("the cluster metadata", whole)
         return self._cached_metadata
+
+    def cluster_id(self) -> str | None:
+        """The cluster's id (None from a broker that gives none), from the metadata this
+        connection's clients already read: the protocol layer's, the metadata of a listing, or
+        what librdkafka keeps from the AdminClient's first metadata answer (that answer is what
+        a connection that has sent nothing yet waits for)."""
+        if "_protocol" in self.__dict__:
+            known = self._protocol.manager.cluster.cluster_id
+            if known:
+                return str(known)
+        listed = getattr(self._cached_metadata, "cluster_id", None)
+        if listed:
+            return str(listed)
+
+        def ask(deadline: Deadline) -> Any:
+            return self._admin_call("the cluster id", self._admin.cluster_id, deadline=deadline)
+
+        found = self._retrying("the cluster id", ask)
+        return str(found) if found else None
 
     def _admin_call(self, missing: str, call: Any, deadline: Deadline, **kwargs: Any) -> Any:
         """A blocking confluent-kafka call given what is left of ``deadline``; a retriable

@@ -34,6 +34,21 @@ class TopicsAccess(Connection):
         """Every topic name the cluster metadata reports, internal ones included."""
         return list(self._metadata().topics)
 
+    def cluster_summary(self) -> tuple[str | None, int]:
+        """The cluster's id and how many brokers it has: one DescribeCluster."""
+
+        def ask(deadline: Any) -> Any:
+            future = self._admin.describe_cluster(request_timeout=max(deadline.remaining_ms(), 1) / 1000)
+            try:
+                return future.result()
+            except Exception as exc:
+                if is_retriable(exc):
+                    raise Unavailable("the cluster's description", describe_error(exc)) from None
+                raise self._admin_error(exc, "describing the cluster") from None
+
+        described = self._retrying("the cluster's description", ask)
+        return described.cluster_id or None, len(described.nodes)
+
     def topic_layout(self) -> tuple[dict[str, tuple[int, str]], frozenset[int]]:
         """Every topic (internal ones included) with its partition count and id, and the live
         broker ids: one Metadata request through the protocol layer."""

@@ -9,10 +9,12 @@ import typer
 
 from kafka_groups.cli.options import (
     BootstrapOpt,
+    ClusterOpt,
     CommandConfigOpt,
     DebugOpt,
     OutputOpt,
     TimeoutOpt,
+    YesOpt,
     connection,
 )
 from kafka_groups.cli.runner import perform
@@ -38,10 +40,12 @@ def delete_offsets_command(
         ),
     ],
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     timeout: TimeoutOpt = None,
     backup_dir: BackupDirOpt = None,
     output: OutputOpt = OutputFormat.AUTO,
+    yes: YesOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Delete a group's committed offsets for some topics or partitions (KIP-496).
@@ -55,7 +59,7 @@ def delete_offsets_command(
     check_groups([group])
     check_topic_args(topic)
     request = DeleteOffsetsRequest(
-        connection(bootstrap_server, command_config, timeout, debug),
+        connection(bootstrap_server, command_config, timeout, debug, cluster=cluster, assume_yes=yes),
         group=group,
         topics=tuple(topic),
         backup_dir=backup_dir,
@@ -66,6 +70,7 @@ def delete_offsets_command(
 
 def delete_command(
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     timeout: TimeoutOpt = None,
     group: Annotated[
@@ -77,6 +82,7 @@ def delete_command(
     exclude_group: ExcludeGroupOpt = None,
     backup_dir: BackupDirOpt = None,
     output: OutputOpt = OutputFormat.AUTO,
+    yes: YesOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Delete empty consumer groups and their committed offsets.
@@ -87,7 +93,7 @@ def delete_command(
     """
     check_groups(group or ())
     request = DeleteGroupsRequest(
-        connection(bootstrap_server, command_config, timeout, debug),
+        connection(bootstrap_server, command_config, timeout, debug, cluster=cluster, assume_yes=yes),
         groups=tuple(group or ()),
         all_groups=all_groups,
         backup_dir=backup_dir,

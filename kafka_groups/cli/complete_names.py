@@ -46,7 +46,8 @@ class NameSource:
             from kafka_groups.settings import resolve_settings
 
             # Files named by settings are read only when regular (never stdin, a FIFO or a device).
-            settings = resolve_settings(bootstrap, config, 1000, environ=self.environ)
+            cluster = line.values.get("cluster")
+            settings = resolve_settings(bootstrap, config, 1000, environ=self.environ, cluster=cluster)
         except Exception:
             return None
         key = name_cache.key_of(settings)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 PROG = "kafka-consumer-groups"
-SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete", "validate-regex")
+SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete", "validate-regex", "clusters")
 
 
 def load_app() -> Any:

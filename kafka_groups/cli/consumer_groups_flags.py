@@ -95,6 +95,8 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("output", Arg.REQUIRED),
     Opt("o", Arg.REQUIRED),  # short for --output
     Opt("debug"),
+    Opt("cluster", Arg.REQUIRED),  # a cluster of clusters.toml
+    Opt("yes"),  # a write to a protected cluster, confirmed beforehand
     Opt("watch", Arg.OPTIONAL, available_if=("describe", "list")),  # ours
 )
 
@@ -118,7 +120,11 @@ def no_selector(p: Parsed, action: str) -> UsageError:
 def validate(p: Parsed) -> str:
     """Apply the Apache tool's checks in its order; return the one action requested."""
     # --validate-regex contacts nothing: the Apache tool requires no --bootstrap-server with it.
-    if not p.has("validate-regex") and not p.has("bootstrap-server") and not bootstrap_from_environment():
+    if (
+        not p.has("validate-regex")
+        and not p.present(("bootstrap-server", "cluster"))
+        and not bootstrap_from_environment()
+    ):
         raise UsageError('Missing required argument "[bootstrap-server]"')
     if p.has("describe"):
         if not p.present(SELECTORS):
@@ -168,9 +174,9 @@ def validate(p: Parsed) -> str:
 def bootstrap_from_environment() -> bool:
     import os
 
-    from kafka_groups.settings import ENV_BOOTSTRAP, ENV_COMMAND_CONFIG
+    from kafka_groups.settings import ENV_BOOTSTRAP, ENV_CLUSTER, ENV_COMMAND_CONFIG
 
-    return bool(os.environ.get(ENV_BOOTSTRAP) or os.environ.get(ENV_COMMAND_CONFIG))
+    return any(os.environ.get(name, "").strip() for name in (ENV_BOOTSTRAP, ENV_COMMAND_CONFIG, ENV_CLUSTER))
 
 
 def connection_args(p: Parsed, default_timeout: int = GROUPS_TIMEOUT_MS) -> ConnectionArgs:
@@ -181,6 +187,8 @@ def connection_args(p: Parsed, default_timeout: int = GROUPS_TIMEOUT_MS) -> Conn
         timeout_ms=parse_long(p.one("timeout"), "timeout") if p.has("timeout") else None,
         debug=p.has("debug"),
         default_timeout_ms=default_timeout,
+        cluster=p.one("cluster"),
+        assume_yes=p.has("yes"),
     )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 PROG = "kafka-streams-groups"
-SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete")
+SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete", "clusters")
 
 
 def load_app() -> Any:

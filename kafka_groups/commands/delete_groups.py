@@ -14,6 +14,7 @@ from kafka_groups.commands.backup import check_command, narrow_backup, save_back
 from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, fault_point
 from kafka_groups.commands.select import consumer_group_ids
 from kafka_groups.commands.session import cluster_session
+from kafka_groups.commands.target import name_target
 from kafka_groups.core.delete import (
     WHOLE_TOPIC,
     GroupDeleteResult,
@@ -71,7 +72,7 @@ class DeleteOffsetsRequest:
             raise UsageError("Option [delete-offsets] takes the following options: [topic], [group]")
         explicit, whole = split_topic_args(self.topics)
         notes: list[str] = []
-        with cluster_session(self.connection) as access:
+        with cluster_session(self.connection, writes=True) as access:
             result, verdict = self._delete(access, explicit, whole, notes)
         failure = deletion_failure(result.outcome, result.problem(), verdict)
         return CommandOutcome(result, self.output, notices=tuple(notes), failure=failure)
@@ -97,6 +98,7 @@ class DeleteOffsetsRequest:
         chosen = list(partitions)
         about_to_go = {tp: c.offset for tp, c in current.items() if tp in partitions}
         tool = "kafka-streams-groups" if self.streams else "kafka-consumer-groups"
+        name_target(access)
         fault_point("before-backup")
         backup = save_backup("delete-offsets", {self.group: about_to_go}, self.backup_dir)
         fault_point("after-backup")
@@ -155,7 +157,7 @@ class DeleteGroupsRequest:
 
     def execute(self, show: Show | None = None) -> CommandOutcome:
         self.selection.check("delete")
-        with cluster_session(self.connection) as access:
+        with cluster_session(self.connection, writes=True) as access:
             ids = list(dict.fromkeys(consumer_group_ids(access, self.selection)))
             announce(announce_matches(self.selection, ids, "consumer group"))
             current: dict[str, dict[TopicPartition, int]] = {}
@@ -205,6 +207,7 @@ class GroupDeletion:
         lost and the read-back could not show every group deleted, the verdict to conclude."""
         if not ids:
             return {}, None, None
+        name_target(self.access)
         fault_point("before-backup")
         backup = save_backup("delete", current, self.backup_dir)
         fault_point("after-backup")

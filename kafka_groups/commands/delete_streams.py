@@ -65,7 +65,7 @@ class DeleteStreamsGroupsRequest:
 
     def execute(self, show: Show | None = None) -> Outcome:
         self.selection.check("delete")
-        with cluster_session(self.connection) as access:
+        with cluster_session(self.connection, writes=True) as access:
             warnings: list[str] = []
             notes: list[str] = []
             result, verdict = self._delete(access, show, warnings, notes)

@@ -241,8 +241,10 @@ def delete_topics(access: KafkaAccess, names: Iterable[str]) -> tuple[Landed, st
     """Delete topics under the write discipline (a definite refusal, ``TopicCommandError``, is
     raised as it came). Returns whether the deletion took -- acknowledged, or read back as gone
     -- and, when it did not or is not known, why."""
+    from kafka_groups.commands.target import name_target
     from kafka_groups.errors import TopicCommandError
 
+    name_target(access)
     wanted = list(names)
     sent = Write(
         access,

@@ -22,6 +22,7 @@ from kafka_groups.commands.guard import (
     moved,
     name_some,
 )
+from kafka_groups.commands.target import name_target
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION
 from kafka_groups.core.reset_plan import Plan, ResetResult, reset_failure
 from kafka_groups.errors import CliError, ClusterError, TopicCommandError
@@ -42,6 +43,7 @@ def apply_reset(
     replaced = {g: {tp: o for tp, o in plan.current.get(g, {}).items() if tp in targets[g]} for g in targets}
     tool = "kafka-streams-groups" if result.streams else "kafka-consumer-groups"
     groups = sorted(targets)
+    name_target(access)
     fault_point("before-backup")
     backup = save_backup("reset", replaced, backup_dir)
     fault_point("after-backup")

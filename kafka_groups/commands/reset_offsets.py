@@ -21,7 +21,12 @@ from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.group_select import GroupSelection
 from kafka_groups.core.plan_file import few, read_plan
 from kafka_groups.core.reset import ResetSpec, Scenario
-from kafka_groups.core.reset_args import by_duration_timestamp, parse_datetime, parse_topic_arg
+from kafka_groups.core.reset_args import (
+    by_duration_timestamp,
+    parse_datetime,
+    parse_friendly_datetime,
+    parse_topic_arg,
+)
 from kafka_groups.core.reset_plan import (
     ResetRequest,
     ResetResult,
@@ -63,6 +68,9 @@ class ResetOffsetsRequest:
     group_patterns: tuple[str, ...] = ()  # --group-pattern
     exclude_groups: tuple[str, ...] = ()  # --exclude-group
     skip_active: bool = False  # --skip-active
+    # The subcommand form: --to-datetime takes what python-dateutil reads too (the flag form keeps
+    # exactly the Apache formats).
+    friendly_times: bool = False
 
     @property
     def selection(self) -> GroupSelection:
@@ -89,6 +97,8 @@ class ResetOffsetsRequest:
         if scenario is Scenario.SHIFT_BY:
             return ResetSpec(scenario, shift=parse_long(value, "shift-by"))
         if scenario is Scenario.TO_DATETIME:
+            if self.friendly_times:
+                return ResetSpec(scenario, timestamp_ms=self._friendly_datetime(value or "")[0])
             return ResetSpec(scenario, timestamp_ms=parse_datetime(value or ""))
         if scenario is Scenario.BY_DURATION:
             now_ms = time.time_ns() // 10**6
@@ -104,6 +114,11 @@ class ResetOffsetsRequest:
             check_source(spec, self.groups, None)  # the source named as a target too: refused now
             return spec
         return ResetSpec(scenario)
+
+    @staticmethod
+    def _friendly_datetime(value: str) -> tuple[int, bool]:
+        today = time.gmtime()
+        return parse_friendly_datetime(value, (today.tm_year, today.tm_mon, today.tm_mday))
 
     def planning(self, spec: ResetSpec) -> ResetRequest:
         return ResetRequest(
@@ -122,6 +137,15 @@ class ResetOffsetsRequest:
         notices = []
         if self.warn_no_execute and not self.dry_run and not self.execute_changes:
             notices.append(NO_EXECUTE_WARNING)
+        scenario, value = self.scenarios[0]
+        if (
+            self.friendly_times
+            and scenario is Scenario.TO_DATETIME
+            and self._friendly_datetime(value or "")[1]
+        ):
+            from kafka_groups.core.times import iso_utc_ms
+
+            notices.append(f"Notice: --to-datetime '{value}' is taken as {iso_utc_ms(spec.timestamp_ms)}")
         if spec.skipped_rows:
             rows = sum(spec.skipped_rows.values())
             others = few([f"'{g}'" for g in spec.skipped_rows])
@@ -142,7 +166,7 @@ class ResetOffsetsRequest:
         # layout; the richer formats and streams show what the commit did, so they come after.
         early = self.execute_changes and not self.streams and show is not None
         early = early and resolve_format(self.output, sys.stdout) is OutputFormat.TEXT
-        with cluster_session(self.connection) as access:
+        with cluster_session(self.connection, writes=self.execute_changes) as access:
             from kafka_groups.render.progress import working
 
             # Many groups or whole topics take a while to plan: a spinner on a terminal only.

@@ -50,6 +50,14 @@ def say(lines: Iterable[str], escape: bool = True) -> None:
         print(escape_controls(line, keep_newlines=True) if escape else line, file=sys.stderr, flush=True)
 
 
+def ask(question: str) -> str | None:
+    """Ask the operator on the terminal: the question on stderr, one line read from stdin
+    (None at its end)."""
+    print(escape_controls(question), end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline() if sys.stdin is not None else ""
+    return answer.rstrip("\r\n") if answer else None
+
+
 def stderr_line(text: str) -> None:
     """One line on stderr, as given (a warning or note whose wording the tests pin)."""
     print(text, file=sys.stderr, flush=True)

@@ -104,4 +104,7 @@ _RENDERERS: dict[str, Callable[[], Renderer]] = {
     "kafka_groups.core.topics.CreateResult": _forms("topics", "create_"),
     "kafka_groups.core.topics.AlterResult": _forms("topics", "alter_"),
     "kafka_groups.core.topics.DeleteResult": _forms("topics", "delete_"),
+    "kafka_groups.core.clusters.ClusterListResult": _forms("clusters", "list_"),
+    "kafka_groups.core.clusters.ClusterShowResult": _forms("clusters", "show_"),
+    "kafka_groups.core.clusters.ClusterCheckResult": _forms("clusters", "check_"),
 }

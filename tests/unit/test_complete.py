@@ -155,6 +155,25 @@ def test_streams_groups_ask_for_streams_groups_and_subcommands_get_live_names():
     assert [v for v, _ in answer.candidates] == ["billing", "audit"]
 
 
+def test_cluster_names_come_from_the_clusters_file(tmp_path, monkeypatch):
+    folder = tmp_path / "kafka-group-tools"
+    folder.mkdir()
+    (folder / "clusters.toml").write_text(
+        '[clusters.prod]\nbootstrap-server = "p:9093"\n[clusters.staging]\nbootstrap-server = "s:9092"\n'
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    for prog in sorted(TOOLS):
+        answer = complete.complete(prog, ["--list", "--cluster"], "")
+        assert answer.candidates == [("prod", "p:9093"), ("staging", "s:9092")]
+    answer = complete.complete("kafka-consumer-groups", ["describe", "--cluster"], "")
+    assert [v for v, _ in answer.candidates] == ["prod", "staging"]
+    from kafka_groups.cli.complete import _click_completions
+
+    assert _click_completions("kafka-topics", ["clusters", "show"], "st") == [("staging", "s:9092")]
+    (folder / "clusters.toml").write_text("[clusters.bad\n")
+    assert complete.complete("kafka-topics", ["--list", "--cluster"], "").candidates == []  # never an error
+
+
 def test_bash_gets_the_part_after_a_word_break():
     answer = Answer([("orders:0", ""), ("orders:1", ""), ("other", "")])
     assert render("bash", answer, "orders:").splitlines() == ["plain", "0", "1"]
