@@ -71,7 +71,7 @@ TOOLS: dict[str, ToolSpec] = {
             "list": ("state", "type", "watch"),
             "describe": (*_DESCRIBE, "lag-time", "watch"),
             "reset-offsets": (*RESET_SCOPE, "topic", "all-topics", *SCENARIOS),
-            "delete-offsets": ("group", "topic", "backup-dir"),
+            "delete-offsets": ("group", "topic", "from-file", "backup-dir"),
             "delete": ("group", "all-groups", *SELECT, "backup-dir"),
             "validate-regex": (),
         },
