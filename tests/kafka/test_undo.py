@@ -29,6 +29,7 @@ from tests.kafka_helpers import (
     produce_n,
     unique,
 )
+from tests.undo_helpers import run_undo, undo_line
 
 pytestmark = pytest.mark.kafka
 
@@ -63,31 +64,6 @@ def tool(name: str, *args: str, cwd: Path | None = None, env: dict[str, str] | N
         timeout=120,
         env=_env(env),
         cwd=cwd,
-        stdin=subprocess.DEVNULL,
-    )
-
-
-def undo_line(stderr: str) -> str:
-    found = re.findall(r"^Undo: (.*)$", stderr, re.M)
-    assert len(found) == 1, stderr
-    line = found[0]
-    assert line.isprintable(), line  # no control character reaches the terminal
-    return line
-
-
-def run_undo(line: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The undo as printed, run by bash from ``cwd``: each of our tools is a shell function
-    that runs it (as the installed command does)."""
-    prelude = "".join(
-        f'{name}() {{ "$KGT_PYTHON" -m {module} "$@"; }}\n' for name, module in OUR_TOOLS.items()
-    )
-    return subprocess.run(
-        ["bash", "-c", prelude + line],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-        env=_env({"KGT_PYTHON": sys.executable}),
         stdin=subprocess.DEVNULL,
     )
 
