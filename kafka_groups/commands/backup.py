@@ -284,11 +284,12 @@ class Undo:
             lines.append(f"Saved the offsets {what} to {self.restore}")
         if self.created:
             lines.append(
-                f"Saved the partitions it gives a first offset, which the undo deletes, to {self.created}"
+                f"Saved the offsets this reset creates (partitions that had none; the undo deletes them) "
+                f"to {self.created}"
             )
         if self.absent:
             names = ", ".join(repr(g) for g in sorted(self.absent))
-            lines.append(f"Group(s) that do not exist yet (the undo deletes them): {names}")
+            lines.append(f"Groups this reset creates (the undo deletes them): {names}")
         command = self.command()
         if command:
             lines.append(f"Undo: {command}")

@@ -179,7 +179,7 @@ class DeleteGroupsRequest:
                 refused = {
                     g: error_info(NON_EMPTY_GROUP)
                     for g in ids
-                    if g in found and found[g].state not in ("Empty", "Dead")
+                    if g in found and found[g].state not in ("Empty", "Dead", "Unknown")
                 }
                 ids = [g for g in ids if g not in refused]
             if ids:

@@ -106,7 +106,7 @@ def test_the_undo_of_a_reset_removes_the_offsets_it_created(broker, topics, tmp_
     assert f"--backup-dir {tmp_path}/rel/backups" in line
     assert f"--command-config {tmp_path}/client.properties" in line
     assert " && " in line and "--delete-offsets --from-file" in line
-    created = re.search(r"first offset, which the undo deletes, to (\S+)", done.stderr)[1]
+    created = re.search(r"the undo deletes them\) to (\S+)", done.stderr)[1]
     assert Path(created).read_text() == f"{group},{orders},1,0\n{group},{orders},2,0\n"
     undone = run_undo(line, elsewhere)
     assert undone.returncode == 0, undone.stderr
@@ -120,7 +120,7 @@ def test_the_undo_of_a_reset_of_a_group_that_did_not_exist_deletes_it(broker, to
     done = _cg("--bootstrap-server", bs, "--group", group, "--reset-offsets", "--topic", orders,
                "--to-latest", "--execute", "--backup-dir", str(tmp_path / "b"))  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert "do not exist yet (the undo deletes them)" in done.stderr
+    assert f"Groups this reset creates (the undo deletes them): '{group}'" in done.stderr
     assert group in groups_listed(bs)
     undone = run_undo(undo_line(done.stderr), elsewhere)
     assert undone.returncode == 0, undone.stderr
