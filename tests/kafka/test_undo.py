@@ -34,7 +34,16 @@ from tests.undo_helpers import run_undo, undo_line
 pytestmark = pytest.mark.kafka
 
 # Group ids no shell, terminal or CSV reader should be trusted with.
-AWKWARD = ["nl\nid", "tab\tid", "esc\x1b[2Jid", 'q"uote,comma', "sp ace", "é日本", "cr\rid", "it's"]
+AWKWARD = [
+    "nl\ntab\tesc\x1b[2Jid",
+    "tab\tid",
+    "esc\x1b]0;x\x07id",
+    'q"uote,comma',
+    "sp ace",
+    "é日本",
+    "cr\rid",
+    "it's",
+]
 
 
 @pytest.fixture(scope="module")
