@@ -81,7 +81,7 @@ TOOLS: dict[str, ToolSpec] = {
             "list": ("state", "type", "watch"),
             "describe": (*_DESCRIBE, "lag-time", "watch"),
             "reset-offsets": (*RESET_SCOPE, "topic", "all-topics", *SCENARIOS),
-            "delete-offsets": ("group", "topic", "backup-dir", "yes"),
+            "delete-offsets": ("group", "topic", "from-file", "backup-dir", "yes"),
             "delete": ("group", "all-groups", *SELECT, "backup-dir", "yes"),
             "validate-regex": (),
         },

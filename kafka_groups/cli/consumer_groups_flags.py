@@ -142,8 +142,14 @@ def validate(p: Parsed) -> str:
             raise UsageError(
                 "The consumer does not support topic-specific offset deletion from a consumer group."
             )
-    if p.has("delete-offsets") and not (p.has("group") and p.has("topic")):
-        raise UsageError("Option [delete-offsets] takes the following options: [topic], [group]")
+    if p.has("delete-offsets"):
+        if p.has("from-file"):  # ours: the partitions of every group a plan file names
+            if p.has("topic"):
+                raise _conflict("from-file", "topic")
+            if p.has("all-groups"):
+                raise _conflict("from-file", "all-groups")
+        elif not (p.has("group") and p.has("topic")):
+            raise UsageError("Option [delete-offsets] takes the following options: [topic], [group]")
     if p.has("reset-offsets"):
         if p.has("dry-run") and p.has("execute"):
             raise UsageError("Option [reset-offsets] only accepts one of [execute] and [dry-run]")
@@ -288,6 +294,16 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             skip_active=p.has("skip-active"),
             group_patterns=tuple(p.all("group-pattern")),
             exclude_groups=tuple(p.all("exclude-group")),
+        )
+    if action == "delete-offsets" and p.has("from-file"):
+        from kafka_groups.commands.delete_file_offsets import DeleteFileOffsetsRequest
+
+        return DeleteFileOffsetsRequest(
+            connection_args(p),
+            path=p.one("from-file") or "",
+            groups=tuple(p.all("group")),
+            backup_dir=p.one("backup-dir"),
+            output=output_format(p),
         )
     if action == "delete-offsets":
         groups = p.all("group")

@@ -170,6 +170,11 @@ CONSUMER_GROUPS = ToolHelp(
             "terminal); json is versioned (docs/json.md).",
         ),
         ("--backup-dir <dir>", "Where the backup of the state before a write goes (printed with its undo)."),
+        (
+            "--delete-offsets --from-file <file>",
+            "Instead of --topic: the partitions of every group a plan file names (--group keeps only "
+            "those groups); a reset's undo deletes the offsets the reset created with it.",
+        ),
         ("--to-start-time", "Reset to the group's creation time, when the broker records it (KIP-1282)."),
         (
             "--to-nearest",

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kafka_groups.commands.backup import check_command, narrow_backup, save_backup, undo_command, undo_hint
+from kafka_groups.commands.backup import Undo, backup_folder, check_command, narrow_backup, save_backup
 from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, fault_point
 from kafka_groups.commands.select import consumer_group_ids
 from kafka_groups.commands.session import cluster_session
@@ -26,6 +26,7 @@ from kafka_groups.core.delete import (
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.group_select import GroupSelection, announce_matches
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION, KafkaErrorInfo, error_info
+from kafka_groups.core.selectors import check_backup_dir
 from kafka_groups.core.streams import input_partitions
 from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
 from kafka_groups.render import OutputFormat
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 
 REQUEST_TIMED_OUT = 7
+NON_EMPTY_GROUP = 68
 
 
 def deletion_failure(outcome: Outcome, problem: str | None, verdict: Verdict | None) -> CliError | None:
@@ -70,6 +72,7 @@ class DeleteOffsetsRequest:
             )
         if not self.streams and not self.topics:
             raise UsageError("Option [delete-offsets] takes the following options: [topic], [group]")
+        check_backup_dir(self.backup_dir)
         explicit, whole = split_topic_args(self.topics)
         notes: list[str] = []
         with cluster_session(self.connection, writes=True) as access:
@@ -102,8 +105,14 @@ class DeleteOffsetsRequest:
         fault_point("before-backup")
         backup = save_backup("delete-offsets", {self.group: about_to_go}, self.backup_dir)
         fault_point("after-backup")
-        if backup:
-            announce(undo_hint("this deletion removed", backup, [self.group], self.connection, tool))
+        way_back = Undo(
+            self.connection,
+            backup_folder(self.backup_dir),
+            tool,
+            restore=backup,
+            restore_groups=(self.group,),
+        )
+        announce(way_back.hint("this deletion removed"))
 
         def read(reader: KafkaAccess) -> dict[TopicPartition, int]:
             held = reader.committed_offsets([self.group]).get(self.group, {})
@@ -123,7 +132,7 @@ class DeleteOffsetsRequest:
                     "shows them gone: the deletion is done."
                 )
             else:
-                undo = undo_command(backup, [self.group], self.connection, tool) if backup else None
+                undo = way_back.command()
                 why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error
                 check = check_command([self.group], self.connection, tool)
                 verdict = Verdict(
@@ -157,22 +166,33 @@ class DeleteGroupsRequest:
 
     def execute(self, show: Show | None = None) -> CommandOutcome:
         self.selection.check("delete")
+        check_backup_dir(self.backup_dir)
         with cluster_session(self.connection, writes=True) as access:
             ids = list(dict.fromkeys(consumer_group_ids(access, self.selection)))
             announce(announce_matches(self.selection, ids, "consumer group"))
+            refused: dict[str, KafkaErrorInfo | None] = {}
             current: dict[str, dict[TopicPartition, int]] = {}
-            expected: list[str] = []
+            if ids:
+                # A group with members is refused by the broker: it is left out before the backup and
+                # the announcement, which name exactly the groups sent, and reported as the broker
+                # words it. (One that gains a member meanwhile is refused by the broker, and the
+                # backup narrowed to what was deleted.)
+                found, _missing = access.describe_groups(ids)
+                refused = {
+                    g: error_info(NON_EMPTY_GROUP)
+                    for g in ids
+                    if g in found and found[g].state not in ("Empty", "Dead", "Unknown")
+                }
+                ids = [g for g in ids if g not in refused]
             if ids:
                 offsets = access.committed_offsets(ids)
                 current = {g: {tp: c.offset for tp, c in offsets.get(g, {}).items()} for g in ids}
-                held = [g for g in ids if current[g]]
-                if held:  # the undo names the groups the broker will delete: those without members
-                    found, _missing = access.describe_groups(held)
-                    expected = [g for g in held if g not in found or found[g].state in ("Empty", "Dead")]
             deletion = GroupDeletion(access, self.connection, "kafka-consumer-groups", self.backup_dir)
-            answers, backup, verdict = deletion.run(ids, current, expected, _consumer_groups_left)
+            answers, backup, verdict = deletion.run(
+                ids, current, [g for g in ids if current[g]], _consumer_groups_left
+            )
             notes = tuple(deletion.notes)
-        result = GroupDeleteResult.of(answers, backup)
+        result = GroupDeleteResult.of({**refused, **answers}, backup)
         failure = deletion_failure(result.outcome, result.problem(), verdict)
         return CommandOutcome(result, self.output, notices=notes, failure=failure)
 
@@ -230,7 +250,7 @@ class GroupDeletion:
             answers = {g: None if landed is Landed.DONE else lost for g, landed in units.items()}
             if any(landed is not Landed.DONE for landed in units.values()):
                 why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error or ""
-                undo = undo_command(backup, expected, self.connection) if backup else None
+                undo = self._undo(backup, expected).command() if backup else None
                 verdict = Verdict(
                     "deletion",
                     {f"group '{g}'": landed for g, landed in units.items()},
@@ -250,11 +270,15 @@ class GroupDeletion:
                 announce(self._hint(backup, deleted))
         return answers, backup, verdict
 
-    def _hint(self, backup: str, groups: list[str]) -> str:
+    def _undo(self, backup: str, groups: list[str]) -> Undo:
         # A deleted streams group no longer exists, so kafka-streams-groups cannot reset it;
         # kafka-consumer-groups commits the offsets to the group id, and the application
         # takes them over when it next starts.
-        hint = undo_hint(self.what, backup, groups, self.connection)
+        folder = backup_folder(self.backup_dir)
+        return Undo(self.connection, folder, restore=backup, restore_groups=tuple(groups))
+
+    def _hint(self, backup: str, groups: list[str]) -> list[str]:
+        hint = self._undo(backup, groups).hint(self.what)
         if self.tool == "kafka-streams-groups":
-            hint += "\n(the application resumes from these offsets when it next starts)"
+            hint.append("(the application resumes from these offsets when it next starts)")
         return hint

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 FAULT_DIR_ENV = "KAFKA_TOOLS_TEST_FAULT_DIR"  # test-only: see the module docstring
 FAULT_POINTS = ("before-backup", "after-backup", "before-send", "after-send", "during-read-back")
+# (commands/backup.py adds points inside the writing of a backup: BACKUP_FAULT_POINTS)
 FAULT_WAIT_S = 120.0
 READ_BACK_FLOOR_MS = 200  # with less time left than this, a read-back is not tried
 MOVED_NAMED = 5  # partitions named in a "moved since the plan" refusal; the rest are counted
@@ -172,12 +173,17 @@ def _read_back(
         return None, exc.message
 
 
-def announce(text: str | None) -> None:
-    """The backup and its undo, on stderr, before anything is sent."""
-    if text:
-        from kafka_groups.render import say
+def announce(lines: str | Iterable[str] | None) -> None:
+    """The backup and its undo, on stderr, before anything is sent: each line with its control
+    characters escaped (a group id's line break or escape sequence does not reach the terminal;
+    the undo quotes them as ``$'...'`` escapes already)."""
+    if not lines:
+        return
+    from kafka_groups.escape import escape_controls
+    from kafka_groups.render import say
 
-        say([text], escape=False)
+    texts = [lines] if isinstance(lines, str) else list(lines)
+    say([escape_controls(text) for text in texts], escape=False)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from kafka_groups.core.reset_plan import (
     plan_reset,
     reset_failure,
 )
-from kafka_groups.core.selectors import check_groups
+from kafka_groups.core.selectors import check_backup_dir, check_groups
 from kafka_groups.errors import UsageError
 from kafka_groups.render import OutputFormat, resolve_format, wants_detail
 from kafka_groups.render.outcome import Outcome, Show
@@ -76,11 +76,21 @@ class ResetOffsetsRequest:
     def selection(self) -> GroupSelection:
         return GroupSelection(self.groups, self.all_groups, self.group_patterns, self.exclude_groups)
 
+    def selection_for(self, spec: ResetSpec) -> GroupSelection:
+        """The groups to reset. With ``--from-file``, ``--all-groups`` means every group the
+        file names, whether it exists now or not (the undo of a ``--delete`` of many groups
+        restores groups that no longer exist); the Apache tool takes the cluster's groups
+        instead, leaving out the file's groups that do not exist."""
+        if self.all_groups and spec.plan is not None:
+            return GroupSelection(tuple(spec.plan), excludes=self.exclude_groups)
+        return self.selection
+
     # -- validation, before anything is contacted ----------------------------------------
     def spec(self) -> ResetSpec:
         if self.dry_run and self.execute_changes:
             raise UsageError("Option [reset-offsets] only accepts one of [execute] and [dry-run]")
         self.selection.check("reset-offsets")
+        check_backup_dir(self.backup_dir)
         if len(self.scenarios) > 1:
             first, second = self.scenarios[0][0].value, self.scenarios[1][0].value
             raise UsageError(f'Option "[{first}]" can\'t be used with option "[{second}]"')
@@ -170,8 +180,9 @@ class ResetOffsetsRequest:
             from kafka_groups.render.progress import working
 
             # Many groups or whole topics take a while to plan: a spinner on a terminal only.
-            with working("Planning the reset…", enabled=self.selection.many):
-                snapshot = gather(access, request, self.selection, wants_detail(self.output))
+            selection = self.selection_for(spec)
+            with working("Planning the reset…", enabled=selection.many):
+                snapshot = gather(access, request, selection, wants_detail(self.output))
             plan = plan_reset(request, snapshot)
             warnings += snapshot.notices
             result = ResetResult(

@@ -99,6 +99,7 @@ _RENDERERS: dict[str, Callable[[], Renderer]] = {
     "kafka_groups.core.health.HealthResult": _forms("health"),
     "kafka_groups.core.reset_plan.ResetResult": _reset,
     "kafka_groups.core.delete.OffsetDeleteResult": _forms("delete", "offsets_"),
+    "kafka_groups.core.delete.OffsetDeleteBatch": _forms("delete", "batch_"),
     "kafka_groups.core.delete.GroupDeleteResult": _forms("delete", "groups_"),
     "kafka_groups.core.topics.TopicDescribeResult": _forms("topics", "describe_"),
     "kafka_groups.core.topics.CreateResult": _forms("topics", "create_"),
