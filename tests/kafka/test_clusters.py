@@ -212,6 +212,8 @@ def test_every_write_names_its_cluster_before_its_backup_line(broker, ours, grou
             or ("--delete" in args and tool != "kafka-topics")
         ):
             assert after and after[0].startswith("Saved the offsets"), (args, lines)
+            undo = next(line for line in after if line.startswith("Undo: "))
+            assert " --cluster prod " in undo and " --yes " in undo, undo  # the same cluster, confirmed alike
     assert committed(broker.bootstrap, group) == {}  # the last write deleted the group
 
     # Without a name: the servers and the cluster id.
