@@ -34,6 +34,13 @@ if TYPE_CHECKING:  # the group descriptions and listings load where they are mad
     from kafka_groups.core.groups import GroupListing
 
 
+# More groups than this are described through the protocol layer, one request per coordinator
+# for all its groups: librdkafka's DescribeConsumerGroups looks up and asks each group's
+# coordinator group by group, which took seconds for thousands of groups and, on three brokers
+# with 5,000 and 10,000 groups, timed out or ended the process with an assertion in librdkafka.
+DESCRIBE_THROUGH_PROTOCOL_ABOVE = 100
+
+
 class GroupsAccess(Connection):
     def list_groups(self, types: frozenset[str] = frozenset()) -> list[GroupListing]:
         """ListGroups on every broker, asking for ``types`` when the brokers know group types.
@@ -81,10 +88,11 @@ class GroupsAccess(Connection):
         confluent-kafka's DescribeConsumerGroups serves the common case. ``detailed`` (epochs,
         member types, KIP-1282 creation time) and states confluent-kafka cannot name
         (``Assigning``, ``Reconciling``) go through the protocol layer instead.
+        More than ``DESCRIBE_THROUGH_PROTOCOL_ABOVE`` groups are described as ``detailed``.
         ``offsets_next``: the committed offsets are read next, through the protocol layer, which
         starts while the first request is in flight (:meth:`_start_protocol_early`).
         """
-        if detailed:
+        if detailed or len(set(group_ids)) > DESCRIBE_THROUGH_PROTOCOL_ABOVE:
             return self.describe_groups_detailed(group_ids)
         if not group_ids:
             return {}, []
