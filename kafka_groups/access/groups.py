@@ -189,7 +189,10 @@ class GroupsAccess(Connection):
             needs=_describe_groups_acl(ids),
             on_retry=lambda _missing: self._forget_coordinators(ids),
         )
-        return described
+        found, missing = described
+        order = {g: i for i, g in enumerate(ids)}
+        missing.sort(key=order.__getitem__)  # as given, as the other path names them
+        return found, missing
 
     def delete_groups(self, group_ids: list[str]) -> dict[str, KafkaErrorInfo | None]:
         """DeleteGroups: each group's error (None: deleted), one request per coordinator."""

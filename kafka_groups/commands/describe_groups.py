@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
 from kafka_groups.commands.select import consumer_group_ids
@@ -92,7 +92,7 @@ class DescribeGroupsRequest:
             watch_describe(self, view, self.watch)
             return Outcome()  # the watch printed its refreshes itself
         if self.health:
-            return self._health()
+            return self._health(show)
         if show is not None and resolve_format(self.output, sys.stdout) is OutputFormat.TEXT:
             return self._streamed(view, show)
         with describing("consumer groups", self.connection, self.selection.lists) as access:
@@ -157,10 +157,22 @@ class DescribeGroupsRequest:
             warnings.append(note)
             return {}
 
-    def _health(self) -> Outcome:
-        """The loss radar (--health): its own gathering and result (kafka_groups/commands/health.py)."""
-        from kafka_groups.commands.health import consumer_health, health_outcome
+    def _health(self, show: Show | None) -> Outcome:
+        """The loss radar (--health): its own gathering and result (kafka_groups/commands/health.py).
+        Its text layout is one block per group too: streamed, as the plain describe's."""
+        from kafka_groups.commands.health import consumer_health, health_outcome, streamed_consumer_health
 
+        if show is not None and resolve_format(self.output, sys.stdout) is OutputFormat.TEXT:
+            with cluster_session(self.connection) as access:
+                ids = consumer_group_ids(access, self.selection)
+                result = streamed_consumer_health(
+                    access,
+                    ids,
+                    _missing_message,
+                    lambda chunk: show(Outcome(chunk, self.output, before_write=True)),
+                    STREAM_CHUNK,
+                )
+            return replace(health_outcome(result, self.output), shown=True)
         with describing("consumer groups", self.connection, self.selection.lists) as access:
             result = consumer_health(access, consumer_group_ids(access, self.selection), _missing_message)
         return health_outcome(result, self.output)
