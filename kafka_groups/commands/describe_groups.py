@@ -119,6 +119,8 @@ class DescribeGroupsRequest:
             given = consumer_group_ids(access, self.selection)
             ids = java_sorted(given)
             chunks = [ids[start : start + STREAM_CHUNK] for start in range(0, len(ids), STREAM_CHUNK)]
+            if len(chunks) > 1:
+                access.locate_coordinators(ids)
 
             def read(chunk: list[str]) -> tuple[list[DescribedGroup], list[str], LagTimes | None]:
                 if len(ends) > KEPT_LOG_ENDS:

@@ -251,6 +251,8 @@ def streamed_consumer_health(
     from dataclasses import replace
 
     ordered = java_sorted(ids)
+    if len(ordered) > chunk:
+        access.locate_coordinators(ordered)
     kept: list[GroupHealth] = []
     missing: list[str] = []
     notes: dict[str, None] = {}
