@@ -127,12 +127,20 @@ class DescribeGroupsRequest:
                     ends.clear()
                 return self._gather_groups(access, chunk, view, [], ends)
 
-            for groups, gone, lag_times in _ahead(read, chunks):
+            last: Outcome | None = None
+            for index, (groups, gone, lag_times) in enumerate(_ahead(read, chunks)):
                 missing.extend(gone)
                 described += len(groups)
                 if groups:
                     chunk = DescribeResult(view, self.verbose, tuple(groups), (), lag_times)
-                    show(Outcome(chunk, self.output, before_write=True))
+                    last = Outcome(chunk, self.output, before_write=True)
+                    if index < len(chunks) - 1:
+                        show(last)
+                        last = None
+        # The last chunk (the only one, for a few groups) is printed once the clients are closed,
+        # as the whole describe is: their memory is given back before its rows are laid out.
+        if last is not None:
+            show(last)
         order = {g: i for i, g in enumerate(dict.fromkeys(given))}
         missing.sort(key=order.__getitem__)  # named as given, as the whole describe names them
         failure = None

@@ -3,6 +3,7 @@ tables and CSV (the JSON document is describe_json.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from kafka_groups.core.describe import (
@@ -64,12 +65,13 @@ def lag_ms(lag_times: LagTimes | None, r: OffsetRow) -> int | None:
     return lag_time_ms(lag_times.timestamps.get((r.group, r.topic, r.partition)), lag_times.now_ms)
 
 
-def _offset_cells(group: DescribedGroup, verbose: bool, lag_times: LagTimes | None) -> list[tuple[str, ...]]:
-    """The text cells of each row, made once (a describe of many groups prints hundreds of
-    thousands of rows, and this is most of its own time): the rows hold offsets or None
-    (offset_rows leaves no sentinel), so the lag is their difference where both are known."""
-    cells: list[tuple[str, ...]] = []
-    for r in group.rows:
+def _offset_cells(
+    rows: Iterable[OffsetRow], verbose: bool, lag_times: LagTimes | None
+) -> Iterator[tuple[str, ...]]:
+    """The text cells of each row, made as they are laid out (a describe of many groups prints
+    hundreds of thousands of rows, and this is most of its own time): the rows hold offsets or
+    None (offset_rows leaves no sentinel), so the lag is their difference where both are known."""
+    for r in rows:
         group_id, topic, partition, epoch, current, end, consumer, host, client, _start = r
         lag = MISSING if current is None or end is None else str(end - current)
         row: tuple[str, ...] = (
@@ -87,28 +89,32 @@ def _offset_cells(group: DescribedGroup, verbose: bool, lag_times: LagTimes | No
             row = (*row[:3], MISSING if epoch is None else str(epoch), *row[3:])
         if lag_times is not None:  # --lag-time (ours): LAG-TIME-MS after CLIENT-ID
             row = (*row, _s(lag_ms(lag_times, r)))
-        cells.append(row)
-    return cells
+        yield row
+
+
+def _width(values: set[str | None]) -> int:
+    """A column's width: 15, or its longest cell (``-`` for a missing value); given the
+    column's distinct values (a few, where the rows are thousands)."""
+    return max([15, *(len(MISSING) if v is None else len(v) for v in values)])
 
 
 def _offsets_text(group: DescribedGroup, verbose: bool, lag_times: LagTimes | None = None) -> str:
-    cells = _offset_cells(group, verbose, lag_times)
-    k = 4 if verbose else 3  # where CURRENT-OFFSET is
-    g = max([15, *(len(c[0]) for c in cells)])
-    t = max([15, *(len(c[1]) for c in cells)])
-    c_w = max([15, *(len(c[k + 3]) for c in cells)])
-    h = max([15, *(len(c[k + 4]) for c in cells)])
+    rows = group.rows
     # --lag-time (ours): LAG-TIME-MS after CLIENT-ID, which then needs a width.
-    extra = [max([15, *(len(c[k + 5]) for c in cells)])] if lag_times is not None else []
-
-    widths = [g, t, 10] + ([15] if verbose else []) + [15, 15, 15, c_w, h, *extra]
+    extra = [_width({r.client_id for r in rows})] if lag_times is not None else []
+    consumer, host = _width({r.consumer_id for r in rows}), _width({r.host for r in rows})
+    widths = [_width({r.group for r in rows}), _width({r.topic for r in rows}), 10] + (
+        [15] if verbose else []
+    )
+    widths += [15, 15, 15, consumer, host, *extra]
     # Every cell left-aligned in its width but the last, as one format for all the rows.
     template = "\n" + "".join(f"%-{w}s " for w in widths) + "%s"
 
     header = ["GROUP", "TOPIC", "PARTITION"] + (["LEADER-EPOCH"] if verbose else [])
     header += ["CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"]
     header += ["LAG-TIME-MS"] if lag_times is not None else []
-    return template % tuple(header) + "".join([template % c for c in cells]) + "\n"
+    lines = [template % c for c in _offset_cells(rows, verbose, lag_times)]
+    return template % tuple(header) + "".join(lines) + "\n"
 
 
 # -- members ----------------------------------------------------------------------------
