@@ -232,8 +232,8 @@ def _cell(entry: dict[str, object] | None) -> str:
 
 
 def _ratio(entry: dict[str, object], other: dict[str, object] | None) -> str:
-    if other is None or not other["wall_s"] or not other["cpu_s"]:
-        return "-"
+    if other is None or not other["wall_s"] or not other["cpu_s"] or other["exits"] != [0]:
+        return "-"  # none, or it failed: no ratio
     wall = float(entry["wall_s"]) / float(other["wall_s"])  # type: ignore[arg-type]
     cpu = float(entry["cpu_s"]) / float(other["cpu_s"])  # type: ignore[arg-type]
     return f"{wall:.2f}x ({cpu:.2f}x CPU)"
@@ -275,32 +275,42 @@ def tables(data: dict[str, dict[str, object]]) -> str:
 
 
 def plot(data: dict[str, dict[str, object]]) -> None:
+    """Wall time, CPU time and peak RSS against size, log scales: one colour per command, one
+    line style per tool (ours solid, Apache dashed, rpk dotted, the bare reference dash-dot)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 2, figsize=(12, 9))
+    fig, axes = plt.subplots(2, 3, figsize=(16, 9))
     styles = {"ours": "-", "apache": "--", "rpk": ":", "bare": "-."}
+    colours = plt.get_cmap("tab10").colors
     for row, family in enumerate(("partitions", "groups")):
         entries = [v for v in data.values() if v["family"] == family]
-        for command in sorted({str(v["command"]) for v in entries}):
-            points = sorted((int(v["size"]), v["results"]) for v in entries if v["command"] == command)  # type: ignore[call-overload]
+        for index, command in enumerate(sorted({str(v["command"]) for v in entries})):
             for who, style in styles.items():
-                xs, times, rss = [], [], []
-                for size, got in points:
-                    entry = got.get(who)  # type: ignore[attr-defined]
-                    if entry is None or entry["exits"] != [0]:
-                        continue
-                    xs.append(size)
-                    times.append(entry["wall_s"])
-                    rss.append(entry["rss_mib"])
-                if xs:
-                    label = f"{command} ({who})"
-                    axes[row][0].plot(xs, times, style, marker="o", label=label)
-                    axes[row][1].plot(xs, rss, style, marker="o", label=label)
+                # A size measured twice (beside the Apache tool, and beside rpk without it): the
+                # run with the Apache tool, for the tools both runs have.
+                by_size: dict[int, dict[str, object]] = {}
+                for v in sorted(entries, key=lambda v: "apache" not in v["results"]):  # type: ignore[operator]
+                    got = v["results"].get(who)  # type: ignore[attr-defined]
+                    if v["command"] == command and got is not None and got["exits"] == [0]:
+                        by_size.setdefault(int(v["size"]), got)  # type: ignore[call-overload]
+                points = sorted(by_size.items())
+                if not points:
+                    continue
+                xs = [size for size, _ in points]
+                for col, field in enumerate(("wall_s", "cpu_s", "rss_mib")):
+                    axes[row][col].plot(
+                        xs,
+                        [entry[field] for _, entry in points],
+                        style,
+                        color=colours[index % len(colours)],
+                        marker="o",
+                        label=f"{command} ({who})",
+                    )
         what = "partitions in one group" if family == "partitions" else "groups"
-        for col, unit in enumerate(("median wall time (s)", "peak RSS (MiB)")):
+        for col, unit in enumerate(("median wall time (s)", "median CPU time (s)", "peak RSS (MiB)")):
             ax = axes[row][col]
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -308,9 +318,12 @@ def plot(data: dict[str, dict[str, object]]) -> None:
             ax.set_ylabel(unit)
             ax.grid(True, which="both", alpha=0.3)
         axes[row][0].legend(fontsize=7)
-    fig.suptitle("kafka-group-tools beside the Apache tools (and rpk): cost against cluster size")
+    fig.suptitle(
+        "kafka-group-tools (solid) beside the Apache tools (dashed), rpk (dotted) and the bare "
+        "reference (dash-dot): cost against cluster size"
+    )
     fig.tight_layout()
-    fig.savefig(PLOT, dpi=90)
+    fig.savefig(PLOT, dpi=80)
 
 
 def write_report() -> None:
@@ -398,8 +411,11 @@ def main() -> None:
                     "results": {who: summary(got) for who, got in samples.items()},
                 }
                 print(json.dumps(record), flush=True)
-                if not opts.no_write:
-                    keep(f"{family}/{command.name}/{size:06d}", record)
+                if not opts.no_write:  # a run without the Apache tool (beside rpk) is kept apart
+                    key = f"{family}/{command.name}/{size:06d}" + (
+                        "" if "apache" in samples else "/no-apache"
+                    )
+                    keep(key, record)
         if not opts.no_write:
             write_report()
     finally:
