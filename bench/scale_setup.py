@@ -11,6 +11,7 @@ consumer is started).
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections import deque
@@ -210,12 +211,34 @@ def setup_partitions(bootstrap: str, partitions: int) -> None:
     """The topic scale-pN of N partitions and the group scale-pN-group with offset 0 committed on
     every partition (an Empty group, as a reset needs)."""
     topic, group = partition_topic(partitions), partition_group(partitions)
+    _make_room(bootstrap, topic)
     ensure_topic(bootstrap, topic, partitions)
     chunks = [
         (group, topic, {p: 0 for p in range(start, min(start + COMMIT_CHUNK, partitions))})
         for start in range(0, partitions, COMMIT_CHUNK)
     ]
     commit(bootstrap, chunks)
+
+
+def _make_room(bootstrap: str, keep: str) -> None:
+    """A broker here opens about 1.4 files per partition, and a process may open 20,000: before a
+    topic of many partitions is made, the other topics of this family are deleted (with their
+    groups), and the brokers given the minute they take to close a deleted partition's files."""
+    admin = _admin(bootstrap)
+    others = [t for t in admin.list_topics(timeout=60).topics if t.startswith("scale-p") and t != keep]
+    if not others:
+        return
+    for future in admin.delete_topics(others, operation_timeout=300).values():
+        future.result(600)
+    groups = [f"{t}-group" for t in others]
+    for future in admin.delete_consumer_groups(groups, request_timeout=120).values():
+        with contextlib.suppress(Exception):  # already gone
+            future.result(180)
+    time.sleep(FILES_CLOSED_S)
+
+
+# A broker closes a deleted partition's files about a minute after the deletion (bench/run.py).
+FILES_CLOSED_S = 70
 
 
 def _log_ends(bootstrap: str, topic: str, partitions: int) -> dict[int, int]:
