@@ -6,6 +6,7 @@ consumer is started).
 
     python -m bench.scale_setup BOOTSTRAP groups 10000       # topic scale-groups, groups scale-g-000000...
     python -m bench.scale_setup BOOTSTRAP partitions 30000   # topic scale-p30000, group scale-p30000-group
+    python -m bench.scale_setup BOOTSTRAP recommit 30000     # scale-p30000-group at offset 1 again
     python -m bench.scale_setup BOOTSTRAP brokers 0          # prints the number of brokers
 """
 
@@ -89,7 +90,10 @@ def produce(bootstrap: str, topic: str, partitions: int, per_partition: int) -> 
         for _ in range(per_partition):
             producer.produce(topic, value=b"x", partition=p)
         producer.poll(0)
-    producer.flush(120)
+    for _ in range(10):  # a busy broker takes its time: flush until nothing is left
+        if producer.flush(120) == 0:
+            return
+    raise TimeoutError(f"{topic}: records still unsent after 20 minutes")
 
 
 def _client(bootstrap: str) -> Any:
@@ -208,13 +212,24 @@ def setup_groups(bootstrap: str, count: int) -> None:
 
 
 def setup_partitions(bootstrap: str, partitions: int) -> None:
-    """The topic scale-pN of N partitions and the group scale-pN-group with offset 0 committed on
-    every partition (an Empty group, as a reset needs)."""
-    topic, group = partition_topic(partitions), partition_group(partitions)
+    """The topic scale-pN of N partitions, one record on each, and the group scale-pN-group
+    with offset 1 committed on every partition (an Empty group, as a reset needs; ``--to-earliest``
+    moves every partition back to 0)."""
+    topic = partition_topic(partitions)
     _make_room(bootstrap, topic)
     ensure_topic(bootstrap, topic, partitions)
+    if min(_log_ends(bootstrap, topic, partitions).values()) < 1:
+        produce(bootstrap, topic, partitions, 1)
+    recommit(bootstrap, partitions)
+
+
+def recommit(bootstrap: str, partitions: int) -> None:
+    """Offset 1 on every partition of scale-pN-group again: before each run of ``--execute``, so
+    that every run moves every partition (a reset to where the group already is writes nothing
+    new, and a refused commit then reads back as done)."""
+    topic, group = partition_topic(partitions), partition_group(partitions)
     chunks = [
-        (group, topic, {p: 0 for p in range(start, min(start + COMMIT_CHUNK, partitions))})
+        (group, topic, dict.fromkeys(range(start, min(start + COMMIT_CHUNK, partitions)), 1))
         for start in range(0, partitions, COMMIT_CHUNK)
     ]
     commit(bootstrap, chunks)
@@ -269,6 +284,8 @@ def main(argv: list[str]) -> None:
         setup_groups(bootstrap, int(size))
     elif kind == "partitions":
         setup_partitions(bootstrap, int(size))
+    elif kind == "recommit":  # offset 1 on every partition of scale-pN-group again
+        recommit(bootstrap, int(size))
     elif kind == "brokers":  # how many brokers the cluster has (the size argument is ignored)
         print(len(_admin(bootstrap).list_topics(timeout=60).brokers))
     else:
