@@ -262,7 +262,14 @@ def _log_ends(bootstrap: str, topic: str, partitions: int) -> dict[int, int]:
 
     admin = _admin(bootstrap)
     asked = {TopicPartition(topic, p): OffsetSpec.latest() for p in range(partitions)}
-    return {tp.partition: f.result().offset for tp, f in admin.list_offsets(asked).items()}
+    for attempt in range(20):  # a topic just made: its leaders may not be known everywhere yet
+        try:
+            return {tp.partition: f.result().offset for tp, f in admin.list_offsets(asked).items()}
+        except Exception:
+            if attempt == 19:
+                raise
+            time.sleep(2)
+    raise AssertionError("unreachable")
 
 
 def _listed_groups(bootstrap: str) -> list[str]:
