@@ -124,9 +124,17 @@ class OffsetsAccess(Connection):
         for group_id, node in (await client.coordinators(group_ids)).items():
             by_coordinator.setdefault(node, []).append(group_id)
         fetched: dict[str, list[Any]] = {}
-        for node, ids in by_coordinator.items():
-            for asked, request in client.offset_fetch_requests(ids):
-                response = await client.manager.send(request, node_id=node)
+        # One request per coordinator (Kafka 3.0+), all in flight together; before OffsetFetch
+        # v8 one per group, the coordinators' n-th requests together (a connection takes a few).
+        queues = [(node, client.offset_fetch_requests(ids)) for node, ids in by_coordinator.items()]
+        for turn in range(max((len(asks) for _, asks in queues), default=0)):
+            sent = [
+                (asks[turn][0], client.manager.send(asks[turn][1], node_id=node))
+                for node, asks in queues
+                if turn < len(asks)
+            ]
+            for asked, future in sent:
+                response = await future
                 if response.error_code:
                     raise for_code(response.error_code)(f"OffsetFetchResponse failed for group '{asked}'.")
                 for answer in response.groups if response.API_VERSION >= 8 else [response]:
