@@ -35,6 +35,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
 
+from kafka_groups.errors import CliError, ExitCode
+
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -57,6 +59,31 @@ class Interrupted(KeyboardInterrupt):
     @property
     def exit_code(self) -> int:
         return 128 + self.signum
+
+
+def stopped(exc: KeyboardInterrupt) -> CliError:
+    """The error an interrupt that stopped the command ends it with: 130 (SIGINT) or 143
+    (SIGTERM) when no change was sent. One that came after a write was sent is noted by the
+    handler, never raised; should one stop the command all the same (a KeyboardInterrupt of
+    another origin), the write's outcome is unknown (exit 4)."""
+    signum = getattr(exc, "signum", signal.SIGINT)
+    label = signal_label(signum)
+    if not _run.sent:
+        return Stopped(f"{label}: stopped before any change was sent; nothing changed.", 128 + signum)
+    return Stopped(
+        f"{label}: stopped after the {_run.sent[0]} was sent; its outcome is unknown.", ExitCode.UNKNOWN
+    )
+
+
+class Stopped(CliError):
+    """A command stopped by an interrupt, as an error line (no label) and its exit status: an
+    error, so that the subcommand form's Typer passes it on as it came."""
+
+    label = ""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code  # type: ignore[assignment]
 
 
 class Abandoned(KeyboardInterrupt):

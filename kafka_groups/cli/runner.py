@@ -52,6 +52,21 @@ def perform(request: Request) -> int:
     stopped, so it turns Python's cyclic garbage collector back on (see :func:`_one_shot`).
     An output that cannot be written fails a read (exit 1; a reader gone is no failure); after
     a write it is said on stderr, and the exit status still says what the cluster holds."""
+    try:
+        outcome = _perform(request)
+    except KeyboardInterrupt as exc:  # an error, so that Typer passes it on as it came
+        raise interrupts.stopped(exc) from None
+    sent = interrupts.sent()
+    if sent and interrupts.requested() and outcome.status == ExitCode.OK:
+        from kafka_groups.render import say
+
+        say([f"The {sent[0]} is done (the interrupt came after it was sent)."])
+    if outcome.failure is not None:
+        raise outcome.failure
+    return outcome.status
+
+
+def _perform(request: Request) -> Outcome:
     from kafka_groups.render import check_output_env
 
     check_output_env()
@@ -65,14 +80,7 @@ def perform(request: Request) -> int:
         deliver(outcome)
     except StdoutFailed as exc:
         _output_lost(exc, outcome)
-    sent = interrupts.sent()
-    if sent and interrupts.requested() and outcome.status == ExitCode.OK:
-        from kafka_groups.render import say
-
-        say([f"The {sent[0]} is done (the interrupt came after it was sent)."])
-    if outcome.failure is not None:
-        raise outcome.failure
-    return outcome.status
+    return outcome
 
 
 def _output_lost(exc: StdoutFailed, outcome: Outcome) -> None:
@@ -123,7 +131,9 @@ def _run_typer(load_app: Callable[[], Any], prog: str, args: Sequence[str]) -> i
 
     command = typer.main.get_command(load_app())
     try:
-        command.main(args=list(args), prog_name=prog, standalone_mode=False)
+        returned = command.main(args=list(args), prog_name=prog, standalone_mode=False)
+        if isinstance(returned, int):  # Typer's own Exit, returned (its Ctrl-C while parsing: 130)
+            return returned
     except typer.Exit as exc:
         return int(exc.exit_code)
     except typer.Abort as exc:
@@ -210,18 +220,11 @@ def _output_failed(exc: Exception) -> bool:
 
 
 def report_interrupt(exc: KeyboardInterrupt) -> int:
-    """The line and the exit status of an interrupt that stopped the command: 130 (SIGINT) or
-    143 (SIGTERM) when no change was sent. One that came after a write was sent is noted by the
-    handler, never raised (kafka_groups/interrupts.py); should one stop the command all the same,
-    the write's outcome is unknown (exit 4)."""
-    signum = getattr(exc, "signum", interrupts.SIGNALS[0])
-    label = interrupts.signal_label(signum)
-    sent = interrupts.sent()
-    if not sent:
-        _print_error(f"{label}: stopped before any change was sent; nothing changed.", label="")
-        return 128 + signum
-    _print_error(f"{label}: stopped after the {sent[0]} was sent; its outcome is unknown.", label="")
-    return ExitCode.UNKNOWN
+    """The line and the exit status of an interrupt that stopped the command
+    (:func:`kafka_groups.interrupts.stopped`)."""
+    error = interrupts.stopped(exc)
+    _print_error(error.message, error.label)
+    return error.exit_code
 
 
 @_one_shot

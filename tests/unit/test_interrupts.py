@@ -243,3 +243,27 @@ def test_a_signal_the_process_ignores_stays_ignored():
             assert signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def test_the_subcommand_form_reports_an_interrupt_as_the_flag_form_does(capfd):
+    """Typer turns a KeyboardInterrupt into a quiet status 130 (or "Aborted!", by version): the
+    runner hands it an error instead, and the line and the status are the flag form's."""
+    import typer
+
+    from kafka_groups.cli.runner import perform
+
+    app = typer.Typer()
+
+    @app.command()
+    def write() -> None:
+        perform(Writing(before=(signal.SIGTERM,)))
+
+    @app.command()
+    def other() -> None:
+        pass
+
+    assert run_tool("prog", ["write"], ("write", "other"), lambda _argv: ("write",), lambda: app) == 143
+    assert (
+        capfd.readouterr().err
+        == "Interrupted (SIGTERM): stopped before any change was sent; nothing changed.\n"
+    )
