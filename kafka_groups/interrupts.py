@@ -139,15 +139,16 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 
 
 @contextmanager
-def handling() -> Iterator[None]:
+def handling(enabled: bool = True) -> Iterator[None]:
     """The handler for SIGINT and SIGTERM while a command runs, and a fresh record of what it
-    sent; the previous handlers come back after. A signal the process ignores stays ignored;
+    sent (``enabled`` False: the record only); the previous handlers come back after. A
+    signal the process ignores stays ignored;
     off the main thread (a tool called from another thread) signals cannot be handled, and
     nothing is installed."""
     global _run
     _run = _Run()
     previous = {}
-    if threading.current_thread() is threading.main_thread():
+    if enabled and threading.current_thread() is threading.main_thread():
         for sig in SIGNALS:
             if signal.getsignal(sig) is not signal.SIG_IGN:  # a background job's ignored Ctrl-C stays so
                 previous[sig] = signal.signal(sig, _on_signal)

@@ -184,7 +184,7 @@ def _one_shot(run: Callable[P, int]) -> Callable[P, int]:
 
         collecting = gc.isenabled()
         gc.disable()
-        with standard_streams(), interrupts.handling():
+        with standard_streams(), interrupts.handling(enabled=bool(kwargs.get("signals", True))):
             try:
                 return run(*args, **kwargs)
             except KeyboardInterrupt as exc:  # one that came while an error was being printed
@@ -234,10 +234,14 @@ def run_tool(
     subcommands: Sequence[str],
     translate: Callable[[Sequence[str]], Request | tuple[str, ...]],
     load_app: Callable[[], Any],
+    *,
+    signals: bool = True,
 ) -> int:
     """Run a tool. The Apache flag form is translated straight into a request; the
     subcommand form goes through Typer. Either way every failure is one line on stderr and a
-    documented exit code (a traceback only with ``--debug``)."""
+    documented exit code (a traceback only with ``--debug``). ``signals``: SIGINT and SIGTERM
+    as kafka_groups/interrupts.py takes them, for tools whose writes go through the write
+    discipline; without it, Python's own handling."""
     debug = "--debug" in argv
     configure_logging(debug)
     try:

@@ -267,3 +267,17 @@ def test_the_subcommand_form_reports_an_interrupt_as_the_flag_form_does(capfd):
         capfd.readouterr().err
         == "Interrupted (SIGTERM): stopped before any change was sent; nothing changed.\n"
     )
+
+
+def test_a_tool_that_asks_for_none_keeps_pythons_own_handling():
+    """kafka-to-parquet: its landing is not under the write discipline."""
+    seen = []
+
+    class Request:
+        def execute(self, show: Show | None = None) -> Outcome:
+            seen.append(signal.getsignal(signal.SIGINT))
+            return Outcome()
+
+    before = signal.getsignal(signal.SIGINT)
+    assert run_tool("prog", ["--flag"], (), lambda _argv: Request(), lambda: None, signals=False) == 0
+    assert seen == [before]
