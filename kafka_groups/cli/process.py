@@ -25,13 +25,17 @@ raises ``SystemExit`` and leaves the collector as it was.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import errno
 import gc
 import os
 import sys
-from collections.abc import Callable
-from typing import NoReturn
+
+# Imported before the tool handles Ctrl-C (an interrupt then is Python's, with a traceback): only
+# modules already loaded at start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import NoReturn
 
 # How a write to a stream fails: its reader gone, a full disk, no such descriptor, a device error.
 _OUTPUT_ERRORS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EBADF, errno.EIO})
@@ -39,8 +43,8 @@ _OUTPUT_ERRORS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG
 
 def run_as_process(main: Callable[[], object]) -> NoReturn:
     gc.disable()
-    _standard_streams()
     try:
+        _standard_streams()
         main()
         code: str | int | None = 0
     except SystemExit as exc:
@@ -102,9 +106,12 @@ def _report(exc: KeyboardInterrupt) -> int:
 
 
 def _to_stderr(line: str) -> None:
-    if sys.stderr is not None:  # print(file=None) would write to stdout
-        with contextlib.suppress(OSError, ValueError):
-            print(line, file=sys.stderr, flush=True)
+    if sys.stderr is None:  # print(file=None) would write to stdout
+        return
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        return  # nowhere left to say it
 
 
 def _standard_streams() -> None:
