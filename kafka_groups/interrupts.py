@@ -32,7 +32,6 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from types import FrameType
 
 from kafka_groups.errors import CliError, ExitCode
@@ -94,13 +93,15 @@ class Abandoned(KeyboardInterrupt):
         self.signum = signum
 
 
-@dataclass
 class _Run:
-    sent: list[str] = field(default_factory=list)  # the writes that may have reached the cluster
-    in_flight: str | None = None  # the write whose answer is awaited
-    noted_in_flight: bool = False  # an interrupt was noted during the write in flight
-    received: list[int] = field(default_factory=list)  # the interrupts noted (never raised)
-    done: bool = False  # the command's report is out
+    """What one command sent and heard (a plain class: every command imports this module)."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []  # the writes that may have reached the cluster
+        self.in_flight: str | None = None  # the write whose answer is awaited
+        self.noted_in_flight = False  # an interrupt was noted during the write in flight
+        self.received: list[int] = []  # the interrupts noted (never raised)
+        self.done = False  # the command's report is out
 
 
 _run = _Run()
