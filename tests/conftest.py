@@ -240,6 +240,7 @@ LONGEST = tuple(
     f"tests/kafka/{name}.py"
     for name in (
         "test_faults",
+        "test_signals",
         "test_failover",
         "test_security",
         "test_pipeline_cluster",

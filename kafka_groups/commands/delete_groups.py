@@ -118,7 +118,12 @@ class DeleteOffsetsRequest:
             held = reader.committed_offsets([self.group]).get(self.group, {})
             return {tp: c.offset for tp, c in held.items() if tp in partitions}
 
-        sent = Write(access, send=lambda: access.delete_offsets(self.group, chosen), read_back=read).run()
+        sent = Write(
+            access,
+            send=lambda: access.delete_offsets(self.group, chosen),
+            read_back=read,
+            what="offset deletion",
+        ).run()
         verdict = None
         if sent.answer is not None:
             group_error, answers = sent.answer
@@ -237,6 +242,7 @@ class GroupDeletion:
             self.access,
             send=lambda: self.access.delete_groups(ids),
             read_back=lambda reader: dict.fromkeys(left(reader, ids), True),
+            what="deletion",
         ).run()
         verdict = None
         if sent.answer is not None:

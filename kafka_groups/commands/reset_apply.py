@@ -65,6 +65,7 @@ def apply_reset(
         read_back=lambda reader: reader.committed_positions(list(targets)),
         in_doubt=lambda answer: any(answer.values()),
         verify_always=True,
+        what="reset",
     ).run()
     units: dict[str, Landed] = {}
     reasons: dict[str, str] = {}

@@ -53,9 +53,10 @@ def name_target(access: KafkaAccess) -> None:
     if access.write_target_named:
         return
     settings = access.settings
-    from kafka_groups.render import ask, say
+    from kafka_groups.commands.guard import announce
+    from kafka_groups.render import ask
 
-    say([target_line(settings, access.cluster_id())], escape=False)
+    announce(target_line(settings, access.cluster_id()))
     if settings.protected and not settings.assume_yes:
         name = settings.cluster_name or ""
         refuse_unconfirmable(settings)

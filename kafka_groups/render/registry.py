@@ -30,19 +30,33 @@ class Renderer:
 def deliver(outcome: Outcome) -> None:
     """Print a command's outcome: the warnings (stderr), the stdout preface, the rows (unless
     they were shown before a write), the renderer's closing lines and the notices (stderr).
-    The failure, if any, is the runner's to print: it is the last line."""
+    The failure, if any, is the runner's to print: it is the last line. When stdout cannot be
+    written (closed, full, its reader gone), what goes to stderr is still printed, and then
+    :class:`~kafka_groups.render.stdio.StdoutFailed` is raised for the runner to report."""
+    import sys
+
     from kafka_groups.render import emit, say, stdout_line
+    from kafka_groups.render.stdio import stdout_failed
 
     say(outcome.warnings)
-    for line in outcome.preface:
-        stdout_line(line)
     result = outcome.result
-    if result is not None and not outcome.shown:
-        emit(result, outcome.output)
-    if outcome.before_write:
-        return
-    after = renderer_for(result).after(result) if result is not None else []
-    say([*after, *outcome.notices], escape=False)
+    lost = None
+    try:
+        for line in outcome.preface:
+            stdout_line(line)
+        if result is not None and not outcome.shown:
+            emit(result, outcome.output)  # flushes
+        elif outcome.preface:
+            sys.stdout.flush()
+    except (OSError, ValueError) as exc:
+        lost = stdout_failed(exc)
+        if lost is None:
+            raise
+    if not outcome.before_write:
+        after = renderer_for(result).after(result) if result is not None else []
+        say([*after, *outcome.notices], escape=False)
+    if lost is not None:
+        raise lost
 
 
 def renderer_for(result: object) -> Renderer:
