@@ -32,8 +32,9 @@ class Request(Protocol):
 
 def show_now(outcome: Outcome) -> None:
     """The :data:`~kafka_groups.render.outcome.Show` callback commands get: print what must be
-    seen before a write (the reset plan in the Apache text layout), through the one renderer.
-    When stdout cannot take it, nothing is sent (a closed or full stdout is an error); a reader
+    seen before a write (the reset plan in the Apache text layout) or shown as it comes (a
+    streamed describe's groups), through the one renderer. When stdout cannot take what a write
+    shows before it is sent, nothing is sent (a closed or full stdout is an error); a reader
     that went away (``| head``) is none, as for any read, and the write goes on."""
     from kafka_groups.render.registry import deliver
     from kafka_groups.render.stdio import StdoutFailed
@@ -43,6 +44,8 @@ def show_now(outcome: Outcome) -> None:
     except StdoutFailed as exc:
         if exc.broken_pipe or interrupts.sent():
             return  # the command's own report says what became of its output
+        if outcome.streamed:  # rows of a read shown as they come (a streamed describe)
+            raise
         raise StdoutFailed(exc.reason, consequence="; nothing was sent") from None
 
 

@@ -133,7 +133,7 @@ class DescribeGroupsRequest:
                 described += len(groups)
                 if groups:
                     chunk = DescribeResult(view, self.verbose, tuple(groups), (), lag_times)
-                    last = Outcome(chunk, self.output, before_write=True)
+                    last = Outcome(chunk, self.output, streamed=True)
                     if index < len(chunks) - 1:
                         show(last)
                         last = None
@@ -179,7 +179,7 @@ class DescribeGroupsRequest:
                     access,
                     ids,
                     _missing_message,
-                    lambda chunk: show(Outcome(chunk, self.output, before_write=True)),
+                    lambda chunk: show(Outcome(chunk, self.output, streamed=True)),
                     STREAM_CHUNK,
                 )
             return replace(health_outcome(result, self.output), shown=True)

@@ -52,7 +52,7 @@ def deliver(outcome: Outcome) -> None:
         lost = stdout_failed(exc)
         if lost is None:
             raise
-    if not outcome.before_write:
+    if not (outcome.before_write or outcome.streamed):
         after = renderer_for(result).after(result) if result is not None else []
         say([*after, *outcome.notices], escape=False)
     if lost is not None:

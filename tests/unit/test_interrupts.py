@@ -41,6 +41,7 @@ class _Stand:
     def __init__(self, timeout_ms: int = 5000) -> None:
         self.settings = ConnectionSettings("127.0.0.1:1", timeout_ms)
         self.deleted: list[list[str]] = []
+        self.write_target_named = True  # the cluster line is said once per command: said already
 
     def delete_topics(self, names: list[str]) -> None:
         self.deleted.append(names)
