@@ -17,6 +17,9 @@ from pathlib import Path
 
 KAFKA_VERSION = "4.3.1"
 COMPAT_VERSION = "3.9.2"
+# The older releases the compatibility tests run (tests/kafka/test_compat_*.py): scripts/setup fetches
+# their jars. 2.1 and 2.8 run on ZooKeeper, 3.6 in KRaft mode.
+COMPAT_LINES = ("2.1.1", "2.8.2", "3.6.2")
 
 INFRA_DIR = Path(__file__).resolve().parent
 REPO_ROOT = INFRA_DIR.parent

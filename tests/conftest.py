@@ -93,6 +93,21 @@ def compat_broker() -> Iterator[Broker]:
     yield from _start(local_kafka.COMPAT_VERSION, "KAFKA_TEST_COMPAT_BOOTSTRAP")
 
 
+@pytest.fixture(scope="module")
+def line(request: pytest.FixtureRequest) -> Iterator[Broker]:
+    """The broker of a compatibility module (tests/kafka/test_compat_<line>.py), of the release its
+    ``BROKER_VERSION`` names: the pinned one and 3.9 are the session's brokers; an older line is
+    started for the module alone (KAFKA_TEST_BOOTSTRAP_<major><minor>, e.g. _28, reuses a running one)."""
+    version: str = request.module.BROKER_VERSION
+    if version == local_kafka.KAFKA_VERSION:
+        yield request.getfixturevalue("broker")
+    elif version == local_kafka.COMPAT_VERSION:
+        yield request.getfixturevalue("compat_broker")
+    else:
+        digits = "".join(version.split(".")[:2])
+        yield from _start(version, f"KAFKA_TEST_BOOTSTRAP_{digits}")
+
+
 @pytest.fixture(scope="session")
 def secure_cluster() -> Iterator[local_kafka.Cluster]:
     """A Kafka 4.x broker with SASL_SSL (SCRAM), SASL_PLAINTEXT (PLAIN, OAUTHBEARER), mTLS and the

@@ -1,12 +1,20 @@
-"""Against a Kafka 3.9 broker: classic groups only, no ListGroups v5 (group types)."""
+"""Against a Kafka 3.9 broker (KRaft): classic groups only, no streams groups. Every action of the three
+tools beside the pinned Apache tool (tests/compat_cases.py, class TestOn39), and the checks below."""
 
 from __future__ import annotations
 
 import pytest
 
+from infra.kafka import COMPAT_VERSION
+from tests.compat_cases import CompatCases
 from tests.kafka_helpers import ActiveConsumer, consume_and_commit, create_topic, produce_n, unique
 
-pytestmark = [pytest.mark.kafka, pytest.mark.compat]
+pytestmark = [pytest.mark.kafka, pytest.mark.compat, pytest.mark.compat_39]
+BROKER_VERSION = COMPAT_VERSION
+
+
+class TestOn39(CompatCases):
+    pass
 
 
 @pytest.fixture(scope="module")
