@@ -175,7 +175,7 @@ class CompatCases:
         [[], ["--offsets", "--verbose"], ["--members"], ["--members", "--verbose"], ["--state"]],
         ids=lambda v: " ".join(v) or "offsets",
     )
-    @pytest.mark.parametrize("which", ["classic", "simple", "both"])
+    @pytest.mark.parametrize("which", ["classic", "both"])  # both: the classic and the simple group
     def test_describe_matches_apache(self, world, apache, ours, view, which):
         groups = {"classic": [world.classic], "simple": [world.simple], "both": [world.classic, world.simple]}
         args = [a for g in groups[which] for a in ("--group", g)]
@@ -464,6 +464,14 @@ class CompatCases:
         else:  # a classic group is not a streams group: one line, exit 1, for every action
             assert mine.returncode == 1
             assert mine.stdout == "" and len(mine.stderr.splitlines()) == 1, mine.stderr
+
+    @pytest.mark.parametrize("action", [["--list"], ["--describe", "--all-groups"]], ids=" ".join)
+    def test_streams_watch_ends_where_the_broker_has_no_streams_groups(self, world, ours, action):
+        """Not one failed refresh after another: the watch ends with the one line."""
+        if can(world.version, "streams"):
+            pytest.skip("the broker has streams groups: the watch would go on")
+        mine = _sg(ours, world.bs, *action, "--watch", "1")
+        assert (mine.returncode, mine.stdout, mine.stderr) == (1, "", STREAMS_REFUSAL)
 
     def test_streams_delete_offsets_refuses_a_classic_group(self, world, ours, tmp_path):
         """The Apache tool deletes a classic group's offsets here; ours refuses, on every line."""

@@ -265,6 +265,11 @@ LONGEST = tuple(
         "test_streams_groups",
         "test_client_lifetime",
         "test_describe_groups",
+        # Each starts a broker of its own line for its 70 cases (tests/compat_cases.py).
+        "test_compat_28",
+        "test_compat_21",
+        "test_compat_36",
+        "test_compat_39",  # the 3.9 session broker, which only it uses
     )
 )
 TOGETHER = {

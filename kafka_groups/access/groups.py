@@ -27,7 +27,7 @@ from kafka_groups.access.naming import (
 )
 from kafka_groups.access.retry import Deadline, Unavailable, describe_error, is_retriable, retriable_code
 from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
-from kafka_groups.errors import ClusterError
+from kafka_groups.errors import ClusterError, UnsupportedByBroker
 
 if TYPE_CHECKING:  # the group descriptions and listings load where they are made (decode.py says why)
     from kafka_groups.core.describe import GroupDescription
@@ -59,7 +59,7 @@ class GroupsAccess(Connection):
         version = self._broker_api_version(LIST_GROUPS_API_KEY)
         refusal = list_filter_refusal(version, states, types)
         if refusal is not None:
-            raise ClusterError(refusal)
+            raise UnsupportedByBroker(refusal)
         typed = version >= LIST_GROUPS_TYPES_VERSION
         raw = self._via_protocol(
             "listing groups",

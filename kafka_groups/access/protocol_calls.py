@@ -16,7 +16,7 @@ from kafka_groups.access.decode import (
 )
 from kafka_groups.access.naming import _coordinator_of
 from kafka_groups.access.retry import Unavailable, describe_error, is_retriable
-from kafka_groups.errors import ClusterError
+from kafka_groups.errors import UnsupportedByBroker
 
 if TYPE_CHECKING:  # the group descriptions load where they are made (decode.py says why)
     from kafka_groups.core.capabilities import Capability
@@ -105,7 +105,7 @@ class ProtocolCalls:
         from kafka_groups.core.capabilities import STREAMS_GROUPS, streams_refusal
 
         if not self.supports(STREAMS_GROUPS):
-            raise ClusterError(streams_refusal())
+            raise UnsupportedByBroker(streams_refusal())
 
     def supports_group_creation_time(self) -> bool:
         """KIP-1282: does every broker speak ConsumerGroupDescribe v2 (GroupCreationTimeMs)?"""

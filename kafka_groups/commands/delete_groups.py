@@ -26,7 +26,7 @@ from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.group_select import GroupSelection, announce_matches
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION, KafkaErrorInfo, error_info
 from kafka_groups.core.streams import input_partitions
-from kafka_groups.errors import CliError, ClusterError, NotFoundError, PartialFailure, UsageError
+from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UnsupportedByBroker, UsageError
 from kafka_groups.render import OutputFormat
 from kafka_groups.render.outcome import Outcome as CommandOutcome
 from kafka_groups.render.outcome import Show
@@ -89,7 +89,7 @@ class DeleteOffsetsRequest:
             if self.group not in found:
                 raise NotFoundError(missing.get(self.group, f"Group {self.group} not found."))
         if not access.supports(OFFSET_DELETE):
-            raise ClusterError(offset_delete_refusal())
+            raise UnsupportedByBroker(offset_delete_refusal())
 
     def _delete(
         self, access: KafkaAccess, explicit: list[TopicPartition], whole: list[str], notes: list[str]
