@@ -8,10 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.connection import TIMEOUT_CODES, Connection
 from kafka_groups.access.decode import (
-    CONSUMER_GROUP_DESCRIBE_API_KEY,
     GROUP_ID_NOT_FOUND,
     LIST_GROUPS_API_KEY,
-    LIST_GROUPS_TYPES_VERSION,
     UNSUPPORTED_VERSION,
     _classic_group,
     _confluent_states,
@@ -51,7 +49,7 @@ class GroupsAccess(Connection):
         type Unknown, which is what the Apache tool prints for them (``--list --type``). They
         are classic groups, as core/groups.select_consumer_groups takes them.
         """
-        from kafka_groups.core.capabilities import list_filter_refusal
+        from kafka_groups.core.capabilities import LIST_GROUPS_BY_TYPE, list_filter_refusal
         from kafka_groups.core.groups import UNKNOWN, GroupListing
 
         if "Streams" in types:
@@ -60,7 +58,7 @@ class GroupsAccess(Connection):
         refusal = list_filter_refusal(version, states, types)
         if refusal is not None:
             raise UnsupportedByBroker(refusal)
-        typed = version >= LIST_GROUPS_TYPES_VERSION
+        typed = version >= LIST_GROUPS_BY_TYPE.version
         raw = self._via_protocol(
             "listing groups",
             self._run,
@@ -238,11 +236,12 @@ class GroupsAccess(Connection):
         from kafka.protocol.admin import DescribeGroupsRequest
 
         from kafka_groups.access.messages import ConsumerGroupDescribeRequest
+        from kafka_groups.core.capabilities import CONSUMER_GROUPS
 
         by_node = await self._by_coordinator(group_ids)
         found: dict[str, GroupDescription] = {}
         classic: dict[int, list[str]] = defaultdict(list)
-        if self._broker_api_version(CONSUMER_GROUP_DESCRIBE_API_KEY) >= 0:
+        if self.supports(CONSUMER_GROUPS):
             describe = ConsumerGroupDescribeRequest
             asked = self._per_coordinator(
                 by_node, lambda ids: describe(group_ids=ids, include_authorized_operations=False)

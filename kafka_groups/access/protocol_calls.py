@@ -97,7 +97,9 @@ class ProtocolCalls:
 
     def supports(self, capability: Capability) -> bool:
         """Whether the broker has a capability (core/capabilities.py), from its ApiVersions answer."""
-        return self._broker_api_version(capability.key) >= capability.version
+        from kafka_groups.core.capabilities import has
+
+        return has({capability.key: self._broker_api_version(capability.key)}, capability)
 
     def require_streams_groups(self) -> None:
         """Refuse, naming the API and the release that brings it, where the broker cannot have

@@ -10,7 +10,6 @@ from kafka_groups.access.connection import TIMEOUT_CODES, Connection
 from kafka_groups.access.decode import (
     CLUSTER_AUTHORIZATION_FAILED,
     DESCRIBE_PAGE,
-    DESCRIBE_TOPIC_PARTITIONS_API_KEY,
     TOPIC_ALREADY_EXISTS,
     UNSUPPORTED_VERSION,
     _config_is_default,
@@ -77,13 +76,14 @@ class TopicsAccess(Connection):
         from kafka.admin import ConfigResource, ConfigResourceType
 
         from kafka_groups.access.messages import DescribeTopicPartitionsRequest
+        from kafka_groups.core.capabilities import DESCRIBE_TOPIC_PARTITIONS
         from kafka_groups.core.topic_states import MIN_ISR, ConfigValue, TopicState, kafka_uuid
 
         client = self._protocol
         manager = client.manager
         # Brokers before 3.8 lack DescribeTopicPartitions: the partitions come from Metadata, as the
         # Apache Admin client falls back to it (its partitions then carry no ELR: "Elr: N/A").
-        by_metadata = self._broker_api_version(DESCRIBE_TOPIC_PARTITIONS_API_KEY) < 0
+        by_metadata = not self.supports(DESCRIBE_TOPIC_PARTITIONS)
         batches: list[list[str]] = [[]]
         size = 0
         for name in sorted(counts):
