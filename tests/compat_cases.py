@@ -77,6 +77,20 @@ def _clean(result) -> None:
     assert "Traceback" not in result.stderr and "Traceback" not in result.stdout, result.stderr
 
 
+def _same_groups_order(mine: str, theirs: str) -> None:
+    """Identical, except where two of the groups share a bucket of the Apache tool's HashMap: its
+    order there follows a JVM identity hash (README, deliberate differences), so the rows must
+    match in any order. The ids are random, so that happens now and then."""
+    from kafka_groups.core.javaorder import string_keys_order
+
+    rows = [line.split() for line in theirs.splitlines() if line and not line.startswith("GROUP")]
+    ids = list(dict.fromkeys(row[0] for row in rows if row))
+    if string_keys_order(ids) == string_keys_order(list(reversed(ids))):
+        assert mine == theirs
+    else:
+        assert sorted(mine.splitlines()) == sorted(theirs.splitlines())
+
+
 def _apache_cause(stdout: str) -> str:
     """What an Apache error line on stdout says after its exception's name and where."""
     line = next(x for x in stdout.splitlines() if x.startswith("Error: "))
@@ -259,7 +273,7 @@ class CompatCases:
             theirs, mine = _cg(apache, world.bs, *args), _cg(ours, world.bs, *args)
             _clean(mine)
             assert mine.returncode == 0, mine.stderr
-            assert mine.stdout == theirs.stdout
+            _same_groups_order(mine.stdout, theirs.stdout)
 
     def test_reset_execute_matches_apache(self, world, apache, ours, tmp_path):
         theirs_group, mine_group = self.twin_groups(world, {0: 3, 1: 2})

@@ -25,6 +25,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# The compatibility cases live outside the test modules that run them: their asserts are rewritten
+# too, so that a failure shows the two outputs.
+pytest.register_assert_rewrite("tests.compat_cases")
+
 # Hypothesis' per-example deadline is a timed assertion: on a shared 2-core machine a busy moment
 # fails a correct property. The properties keep their example counts; they lose only the clock.
 settings.register_profile("kafka-group-tools", deadline=None)
