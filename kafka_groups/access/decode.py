@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from kafka_groups.core.topic_states import PartitionState
 
 LIST_GROUPS_API_KEY = 16
-LIST_GROUPS_TYPES_VERSION = 5  # KIP-848: ListGroups v5 carries and filters the group type
 DESCRIBE_TOPIC_PARTITIONS_API_KEY = 75
 DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION = 1  # KIP-1327: CreationTimeMs per partition
 DESCRIBE_PAGE = 2000  # partitions per DescribeTopicPartitions response, as the Apache tool asks
@@ -26,7 +25,6 @@ TOPIC_ALREADY_EXISTS = 36
 GROUP_ID_NOT_FOUND = 69  # error codes
 UNSUPPORTED_VERSION = 35
 CONSUMER_GROUP_DESCRIBE_API_KEY = 69
-STREAMS_GROUP_DESCRIBE_API_KEY = 89
 CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION = 2  # KIP-1282: GroupCreationTimeMs
 
 

@@ -8,10 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.connection import TIMEOUT_CODES, Connection
 from kafka_groups.access.decode import (
-    CONSUMER_GROUP_DESCRIBE_API_KEY,
     GROUP_ID_NOT_FOUND,
     LIST_GROUPS_API_KEY,
-    LIST_GROUPS_TYPES_VERSION,
     UNSUPPORTED_VERSION,
     _classic_group,
     _confluent_states,
@@ -27,7 +25,7 @@ from kafka_groups.access.naming import (
 )
 from kafka_groups.access.retry import Deadline, Unavailable, describe_error, is_retriable, retriable_code
 from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
-from kafka_groups.errors import ClusterError
+from kafka_groups.errors import ClusterError, UnsupportedByBroker
 
 if TYPE_CHECKING:  # the group descriptions and listings load where they are made (decode.py says why)
     from kafka_groups.core.describe import GroupDescription
@@ -42,35 +40,47 @@ DESCRIBE_THROUGH_PROTOCOL_ABOVE = 100
 
 
 class GroupsAccess(Connection):
-    def list_groups(self, types: frozenset[str] = frozenset()) -> list[GroupListing]:
+    def list_groups(
+        self, types: frozenset[str] = frozenset(), states: frozenset[str] = frozenset()
+    ) -> list[GroupListing]:
         """ListGroups on every broker, asking for ``types`` when the brokers know group types.
 
-        Brokers older than ListGroups v5 have classic groups only, so their groups are
-        reported as Classic, as the Apache Admin client does.
-        """
-        from kafka_groups.core.groups import GroupListing
+        ``states`` are filtered here, not by the broker, but a broker before ListGroups v4 does
+        not report states at all: a state filter there is refused, as a type filter is before
+        ListGroups v5 unless it names Classic, and nothing besides Consumer (every group there
+        is classic, so the filter is left out). The words are the Apache Admin client's
+        (core/capabilities.list_filter_refusal). Streams groups are refused where the broker
+        cannot have them (no StreamsGroupDescribe), rather than listed as none.
 
-        typed = self._broker_api_version(LIST_GROUPS_API_KEY) >= LIST_GROUPS_TYPES_VERSION
+        ListGroups before v5 does not carry a group's type: those groups are listed with the
+        type Unknown, which is what the Apache tool prints for them (``--list --type``). They
+        are classic groups, as core/groups.select_consumer_groups takes them.
+        """
+        from kafka_groups.core.capabilities import LIST_GROUPS_BY_TYPE, list_filter_refusal
+        from kafka_groups.core.groups import UNKNOWN, GroupListing
+
+        if "Streams" in types:
+            self.require_streams_groups()
+        version = self._broker_api_version(LIST_GROUPS_API_KEY)
+        refusal = list_filter_refusal(version, states, types)
+        if refusal is not None:
+            raise UnsupportedByBroker(refusal)
+        typed = version >= LIST_GROUPS_BY_TYPE.version
         raw = self._via_protocol(
             "listing groups",
             self._run,
             self._list_groups,
             [t.lower() for t in sorted(types)] if typed and types else None,
         )
-        listings = []
-        for g in raw:
-            group_type = g.get("group_type") or ""
-            listings.append(
-                GroupListing(
-                    group_id=g["group_id"],
-                    type=group_type.capitalize()
-                    if typed and group_type
-                    else ("Unknown" if typed else "Classic"),
-                    state=g.get("group_state") or "Unknown",
-                    protocol_type=g.get("protocol_type") or "",
-                )
+        return [
+            GroupListing(
+                group_id=g["group_id"],
+                type=(g.get("group_type") or "").capitalize() or UNKNOWN,
+                state=g.get("group_state") or UNKNOWN,
+                protocol_type=g.get("protocol_type") or "",
             )
-        return listings
+            for g in raw
+        ]
 
     def consumer_group_ids(self) -> list[str]:
         """Every consumer group (classic and consumer protocol), as ``--all-groups`` means it."""
@@ -257,11 +267,12 @@ class GroupsAccess(Connection):
         from kafka.protocol.admin import DescribeGroupsRequest
 
         from kafka_groups.access.messages import ConsumerGroupDescribeRequest
+        from kafka_groups.core.capabilities import CONSUMER_GROUPS
 
         by_node = await self._by_coordinator(group_ids)
         found: dict[str, GroupDescription] = {}
         manager = self._protocol.manager
-        with_consumer = self._broker_api_version(CONSUMER_GROUP_DESCRIBE_API_KEY) >= 0
+        with_consumer = self.supports(CONSUMER_GROUPS)
         sent = [
             (
                 node,

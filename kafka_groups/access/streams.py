@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from kafka_groups.access.decode import (
     GROUP_ID_NOT_FOUND,
-    STREAMS_GROUP_DESCRIBE_API_KEY,
     _group_error,
     _streams_group,
 )
@@ -33,11 +32,7 @@ class StreamsAccess(GroupsAccess):
         its message (``Group g not found.``, ``Group g is not a streams group.``)."""
         if not group_ids:
             return {}, {}
-        if self._broker_api_version(STREAMS_GROUP_DESCRIBE_API_KEY) < 0:
-            raise ClusterError(
-                "The broker does not support streams groups (StreamsGroupDescribe); "
-                "they need Kafka 4.2 or newer"
-            )
+        self.require_streams_groups()
         ids = list(dict.fromkeys(group_ids))
         described: tuple[dict[str, StreamsGroup], dict[str, str]] = self._via_protocol(
             "describing streams groups",

@@ -24,7 +24,7 @@ from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
 from kafka_groups.core.plan_file import read_plan
 from kafka_groups.core.selectors import check_backup_dir, check_groups
-from kafka_groups.errors import CliError, PartialFailure
+from kafka_groups.errors import CliError, PartialFailure, UnsupportedByBroker
 from kafka_groups.render import OutputFormat
 from kafka_groups.render.outcome import Outcome as CommandOutcome
 from kafka_groups.render.outcome import Show
@@ -52,6 +52,10 @@ class DeleteFileOffsetsRequest:
         named = read_plan(self.path, self.groups)  # a damaged file: exit 2, nothing contacted
         notes: list[str] = []
         with cluster_session(self.connection, writes=True) as access:
+            from kafka_groups.core.capabilities import OFFSET_DELETE, offset_delete_refusal
+
+            if not access.supports(OFFSET_DELETE):  # before anything is read, backed up or announced
+                raise UnsupportedByBroker(offset_delete_refusal())
             batch, verdict = self._delete(access, named, notes)
         failure: CliError | None = verdict.failure() if verdict is not None else None
         problem = batch.problem()

@@ -28,7 +28,7 @@ from kafka_groups.core.group_select import GroupSelection, announce_matches
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION, KafkaErrorInfo, error_info
 from kafka_groups.core.selectors import check_backup_dir
 from kafka_groups.core.streams import input_partitions
-from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
+from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UnsupportedByBroker, UsageError
 from kafka_groups.render import OutputFormat
 from kafka_groups.render.outcome import Outcome as CommandOutcome
 from kafka_groups.render.outcome import Show
@@ -76,9 +76,24 @@ class DeleteOffsetsRequest:
         explicit, whole = split_topic_args(self.topics)
         notes: list[str] = []
         with cluster_session(self.connection, writes=True) as access:
+            self._refuse_unsupported(access)
             result, verdict = self._delete(access, explicit, whole, notes)
         failure = deletion_failure(result.outcome, result.problem(), verdict)
         return CommandOutcome(result, self.output, notices=tuple(notes), failure=failure)
+
+    def _refuse_unsupported(self, access: KafkaAccess) -> None:
+        """Before anything is read, backed up or announced: refuse what the broker cannot do, as
+        its ApiVersions answer says (no OffsetDelete before Kafka 2.4), and, for
+        kafka-streams-groups, a group that is not a streams group (the Apache tool would delete
+        a classic group's offsets)."""
+        from kafka_groups.core.capabilities import OFFSET_DELETE, offset_delete_refusal
+
+        if self.streams:  # refused first where the broker cannot have streams groups at all
+            found, missing = access.describe_streams_groups([self.group])
+            if self.group not in found:
+                raise NotFoundError(missing.get(self.group, f"Group {self.group} not found."))
+        if not access.supports(OFFSET_DELETE):
+            raise UnsupportedByBroker(offset_delete_refusal())
 
     def _delete(
         self, access: KafkaAccess, explicit: list[TopicPartition], whole: list[str], notes: list[str]
