@@ -282,6 +282,7 @@ TOGETHER = {
     "tests/kafka/test_secret_files.py": "tests/kafka/test_security.py",  # secure_cluster
     "tests/kafka/test_infra.py": "tests/kafka/test_failover.py",  # three_nodes
     "tests/kafka/test_many_groups.py": "tests/kafka/test_failover.py",  # three_nodes
+    "tests/kafka/test_clusters.py": "tests/kafka/test_compat_39.py",  # compat_broker, the second cluster
 }
 SESSION_CLUSTERS = ("three_nodes", "secure_cluster", "compat_broker")  # the plain broker is on every worker
 assert all((ROOT / p).is_file() for p in LONGEST), "LONGEST names a missing module"
