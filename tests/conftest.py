@@ -280,6 +280,7 @@ LONGEST = tuple(
 TOGETHER = {
     "tests/kafka/test_one_connection.py": "tests/kafka/test_security.py",  # secure_cluster
     "tests/kafka/test_secret_files.py": "tests/kafka/test_security.py",  # secure_cluster
+    "tests/kafka/test_clusters_secure.py": "tests/kafka/test_security.py",  # secure_cluster
     "tests/kafka/test_infra.py": "tests/kafka/test_failover.py",  # three_nodes
     "tests/kafka/test_many_groups.py": "tests/kafka/test_failover.py",  # three_nodes
     "tests/kafka/test_clusters.py": "tests/kafka/test_compat_39.py",  # compat_broker, the second cluster

@@ -1,14 +1,13 @@
 """Named clusters against real brokers: two clusters in one clusters.toml (the 4.x broker and the 3.9
 one), each write naming its cluster (name, servers, cluster id) before its backup line, a protected
 cluster's write refused without --yes when there is no terminal -- before anything is contacted --
-and confirmed by typing its name on one (a pseudo-terminal), secrets masked by `clusters show` and
-never printed with --debug, and the subcommand form's friendlier --to-datetime."""
+and confirmed by typing its name on one (a pseudo-terminal), and the subcommand form's friendlier
+--to-datetime. (Secrets: test_clusters_secure.py.)"""
 
 from __future__ import annotations
 
 import os
 import pty
-import re
 import select
 import socket
 import subprocess
@@ -285,46 +284,6 @@ def test_a_protected_write_on_a_terminal_asks_for_the_cluster_name(broker, group
     order = [shown.index(s) for s in ("Writing to cluster 'prod'", "Type its name", "Saved the offsets")]
     assert order == sorted(order), shown
     assert committed(broker.bootstrap, group) == {(topic, 0): 2, (topic, 1): 2}
-
-
-def test_secrets_are_masked_by_show_and_never_printed_with_debug(secure_cluster, ours, tmp_path):
-    listener = "SASL_PLAINTEXT"
-    properties = dict(
-        line.split("=", 1)
-        for line in secure_cluster.client_config(listener, "admin").read_text().splitlines()
-        if "=" in line and not line.startswith("#")
-    )
-    password = secure_cluster.material.passwords["admin"]
-    jaas = properties.pop("sasl.jaas.config")
-    properties.pop("bootstrap.servers", None)
-    jaas_file = tmp_path / "jaas"
-    jaas_file.write_text(jaas + "\n")
-    inline = "".join(f'"{k}" = "{v}"\n' for k, v in properties.items())
-    bootstrap = secure_cluster.bootstrap_for(listener)
-    env = clusters_env(
-        tmp_path,
-        table("by-env", bootstrap, timeout=20000)
-        + f'[clusters.by-env.properties]\n{inline}"sasl.jaas.config" = {{ env = "CL_TEST_JAAS" }}\n\n'
-        + table("by-file", bootstrap, timeout=20000)
-        + f'[clusters.by-file.properties]\n{inline}"sasl.jaas.config" = {{ file = "{jaas_file}" }}\n\n'
-        + table("inline", bootstrap, timeout=20000)
-        + f"[clusters.inline.properties]\n{inline}\"sasl.jaas.config\" = '{jaas}'\n"
-        + '"sasl.oauthbearer.token.endpoint.url" = "https://op:hunter2-xyz@idp.example/token"\n',
-    ) | {"CL_TEST_JAAS": jaas}
-    for name in ("by-env", "by-file", "inline"):
-        shown = ours("kafka-consumer-groups", "clusters", "show", name, env=env)
-        assert shown.returncode == 0, shown.stderr
-        assert "sasl.jaas.config = [hidden]" in shown.stdout
-        for output in (shown.stdout, shown.stderr):
-            assert password not in output and "hunter2" not in output
-        listed = ours("kafka-consumer-groups", "--cluster", name, "--list", "--debug", env=env)
-        assert listed.returncode == 0, listed.stderr[-2000:]
-        assert re.search(r'"(sasl\.password|sasl_plain_password)": "\[hidden\]"', listed.stderr), name
-        for output in (listed.stdout, listed.stderr):
-            assert password not in output and jaas not in output
-    checked = ours("kafka-consumer-groups", "clusters", "check", "-o", "json", env=env)
-    assert checked.returncode == 0, checked.stderr
-    assert password not in checked.stdout + checked.stderr
 
 
 def test_the_subcommand_form_takes_friendlier_times_and_says_which_instant(broker, ours, group_at, tmp_path):
