@@ -127,6 +127,11 @@ def kafka_python_config(settings: ConnectionSettings) -> dict[str, Any]:
         "client_id": sec.tuning.get("client.id", "kafka-group-tools"),
         "request_timeout_ms": timeout,
         "bootstrap_timeout_ms": timeout,
+        # A connection opened again after one was lost (a broker that stopped answering) is
+        # given no longer than a request: the library's own 10 s, doubled per failure up to
+        # 30 s, made a read of a paused broker outlast --timeout.
+        "socket_connection_setup_timeout_ms": min(timeout, 10_000),
+        "socket_connection_setup_timeout_max_ms": min(timeout, 30_000),
         "security_protocol": sec.protocol,
         # Admin requests that go out together (pages of a large describe) share a connection;
         # the library refuses a request beyond this many instead of queueing it.

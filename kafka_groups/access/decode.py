@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
+from kafka_groups.core.kafka_errors import KafkaErrorInfo, denied, error_info
 from kafka_groups.errors import ClusterError
 
 # The value modules load where a value is made: a group list makes no group description and no
@@ -65,8 +65,13 @@ def _config_is_default(config: Any) -> bool:
 
 
 def _group_error(group_id: str, code: int, message: str | None) -> ClusterError:
+    """A group's error in a describe's answer; a refused ACL in the words confluent-kafka's
+    describe is reported with (the describe of a few groups), naming what the principal lacks."""
     from kafka.errors import for_code
 
+    hint = denied(code, {"group": f"DESCRIBE on group '{group_id}'"})
+    if hint is not None:
+        return ClusterError(f"describing group '{group_id}' failed: {hint}")
     error = for_code(code)
     text = message or getattr(error, "description", "") or error.__name__
     return ClusterError(f"group '{group_id}': {error.__name__}: {text}")

@@ -31,12 +31,21 @@ if TYPE_CHECKING:  # the group descriptions and listings load where they are mad
     from kafka_groups.core.describe import GroupDescription
     from kafka_groups.core.groups import GroupListing
 
+# Up to this many groups, a describe goes through confluent-kafka; more, through the protocol
+# layer in batches (GroupsAccess.describe_groups says why).
+FEW_GROUPS = 8
 
-# More groups than this are described through the protocol layer, one request per coordinator
-# for all its groups: librdkafka's DescribeConsumerGroups looks up and asks each group's
-# coordinator group by group, which took seconds for thousands of groups and, on three brokers
-# with 5,000 and 10,000 groups, timed out or ended the process with an assertion in librdkafka.
-DESCRIBE_THROUGH_PROTOCOL_ABOVE = 100
+
+def _plain(description: GroupDescription) -> GroupDescription:
+    """A description from the protocol layer reduced to what confluent-kafka's describe holds
+    (no epochs, member types or creation time): the plain views show the same whichever
+    client served them (docs/json.md: the epochs come with ``--verbose``)."""
+    from dataclasses import replace
+
+    members = tuple(replace(m, member_epoch=None, upgraded=None) for m in description.members)
+    return replace(
+        description, members=members, group_epoch=None, target_assignment_epoch=None, creation_time_ms=None
+    )
 
 
 class GroupsAccess(Connection):
@@ -95,15 +104,23 @@ class GroupsAccess(Connection):
     ) -> tuple[dict[str, GroupDescription], list[str]]:
         """Describe consumer groups; returns the descriptions and the ids of missing groups.
 
-        confluent-kafka's DescribeConsumerGroups serves the common case. ``detailed`` (epochs,
-        member types, KIP-1282 creation time) and states confluent-kafka cannot name
-        (``Assigning``, ``Reconciling``) go through the protocol layer instead.
-        More than ``DESCRIBE_THROUGH_PROTOCOL_ABOVE`` groups are described as ``detailed``.
+        confluent-kafka's DescribeConsumerGroups serves a few groups. ``detailed`` (epochs,
+        member types, KIP-1282 creation time), states confluent-kafka cannot name
+        (``Assigning``, ``Reconciling``) and more than ``FEW_GROUPS`` groups go through the
+        protocol layer instead: librdkafka sends a FindCoordinator and a DescribeGroups for
+        each group, thousands of requests that raced one timeout (and librdkafka aborts the
+        process when a FindCoordinator is answered after its request timed out, librdkafka
+        issue #4605), where the protocol layer asks, as the Apache Admin client does, one
+        FindCoordinator and one describe per coordinator for each batch of groups
+        (:meth:`_read_groups`). Without ``detailed`` a description holds what the
+        confluent-kafka one does, whichever served it.
+
         ``offsets_next``: the committed offsets are read next, through the protocol layer, which
         starts while the first request is in flight (:meth:`_start_protocol_early`).
         """
-        if detailed or len(set(group_ids)) > DESCRIBE_THROUGH_PROTOCOL_ABOVE:
-            return self.describe_groups_detailed(group_ids)
+        if detailed or len(set(group_ids)) > FEW_GROUPS:
+            many, gone = self.describe_groups_detailed(group_ids)
+            return (many if detailed else {g: _plain(d) for g, d in many.items()}), gone
         if not group_ids:
             return {}, []
         from confluent_kafka import KafkaException
@@ -187,22 +204,17 @@ class GroupsAccess(Connection):
         """Describe consumer groups with every field the protocol has, in as few requests as
         it allows: ConsumerGroupDescribe to each coordinator once for all its groups (when the
         brokers have it), then DescribeGroups for the classic groups, again once per
-        coordinator."""
+        coordinator, in batches of at most ``GROUPS_PER_REQUEST`` groups, each under a deadline
+        of its own. The missing groups come in the order asked."""
         if not group_ids:
             return {}, []
-        ids = list(dict.fromkeys(group_ids))
-        described: tuple[dict[str, GroupDescription], list[str]] = self._via_protocol(
-            "describing groups",
-            self._run,
-            self._describe_groups,
-            ids,
-            needs=_describe_groups_acl(ids),
-            on_retry=lambda _missing: self._forget_coordinators(ids),
-        )
-        found, missing = described
-        order = {g: i for i, g in enumerate(ids)}
-        missing.sort(key=order.__getitem__)  # as given, as the other path names them
-        return found, missing
+        found: dict[str, GroupDescription] = {}
+        missing: list[str] = []
+        for described, gone in self._read_groups("describing groups", self._describe_groups, group_ids):
+            found.update(described)
+            missing.extend(gone)
+        order = {g: i for i, g in enumerate(dict.fromkeys(group_ids))}
+        return found, sorted(missing, key=order.__getitem__)
 
     def locate_coordinators(self, group_ids: list[str]) -> None:
         """Look up the coordinators of many groups at once (one FindCoordinator on Kafka 3.0+),
