@@ -83,6 +83,7 @@ class ConnectionSettings:
     cluster_name: str | None = None  # the named cluster these settings come from
     protected: bool = False  # that cluster is marked protected: a write must be confirmed
     assume_yes: bool = False  # --yes: confirmed beforehand (a protected cluster without a terminal)
+    servers_typed: bool = False  # the servers came from --bootstrap-server on the command line
     # Every secret text the properties hold: whatever is printed under these settings (errors,
     # --debug logs, tracebacks) is scrubbed of them. Derived, never given.
     secrets: frozenset[str] = field(init=False, repr=False, compare=False)
@@ -172,6 +173,7 @@ def resolve_settings(
         cluster_name=named.name if named else None,
         protected=named.protected if named else False,
         assume_yes=assume_yes,
+        servers_typed=source == "--bootstrap-server",
     )
 
 

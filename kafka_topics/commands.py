@@ -158,7 +158,7 @@ class CreateTopicRequest:
         with cluster_session(self.connection, api_timeout, writes=True) as access:
             from kafka_groups.commands.target import name_target
 
-            name_target(access)
+            name_target(access, apache_stderr=True)
             try:
                 created, verdict = self._send(access, assignment, configs, notes)
             except TopicCommandError as exc:
@@ -297,7 +297,7 @@ class AlterTopicRequest:
         from kafka_groups.commands.target import name_target
 
         grows = ", ".join(f"{n} ({before[n]} -> {self.partitions})" for n in targets)
-        name_target(access)
+        name_target(access, apache_stderr=True)
         announce(f"Adding partitions: {grows}")
 
         def counts(reader: KafkaAccess) -> dict[str, int]:
@@ -378,7 +378,7 @@ class DeleteTopicsRequest:
         from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, topics_left
         from kafka_groups.commands.target import name_target
 
-        name_target(access)
+        name_target(access, apache_stderr=True)
         announce(f"Deleting topics: {', '.join(names)}")
         sent = Write(
             access,

@@ -8,6 +8,8 @@ protected cluster asks for.
   one line on stderr names the cluster -- its name when one was used, its bootstrap servers and
   its cluster id, taken from the metadata the command's clients already read -- and, for a
   protected cluster on a terminal without ``--yes``, the operator types the cluster's name.
+  kafka-topics keeps the Apache tool's stderr when its command line names the servers and stderr
+  is piped (:func:`quiet_target`).
 """
 
 from __future__ import annotations
@@ -41,22 +43,39 @@ def refuse_unconfirmable(settings: ConnectionSettings) -> None:
         )
 
 
+def quiet_target(settings: ConnectionSettings) -> bool:
+    """The servers are spelled on the command line, no name was used and no one reads stderr
+    on a terminal: the command already says where it writes."""
+    stderr = sys.stderr
+    return (
+        settings.servers_typed
+        and settings.cluster_name is None
+        and not (stderr is not None and stderr.isatty())
+    )
+
+
 def target_line(settings: ConnectionSettings, cluster_id: str | None) -> str:
     where = f"cluster '{settings.cluster_name}'" if settings.cluster_name else "the cluster"
     known = f"cluster id {cluster_id}" if cluster_id else "cluster id not given by the brokers"
     return escape_controls(f"Writing to {where} at {settings.bootstrap_servers} ({known})")
 
 
-def name_target(access: KafkaAccess) -> None:
+def name_target(access: KafkaAccess, apache_stderr: bool = False) -> None:
     """Say which cluster the command writes to (once per command) and, for a protected cluster
-    on a terminal, have the operator type its name. Refuses, with nothing sent, otherwise."""
+    on a terminal, have the operator type its name. Refuses, with nothing sent, otherwise.
+
+    ``apache_stderr``: the command's stderr is the Apache tool's, byte for byte, for scripts
+    (kafka-topics, whose writes print no backup line). There the line is left out when the
+    command line itself names the servers (``--bootstrap-server``, no cluster name) and stderr is
+    not a terminal; a cluster that comes from a name or from the environment is always said."""
     if access.write_target_named:
         return
     settings = access.settings
     from kafka_groups.commands.guard import announce
     from kafka_groups.render import ask
 
-    announce(target_line(settings, access.cluster_id()))
+    if not (apache_stderr and quiet_target(settings)):
+        announce(target_line(settings, access.cluster_id()))
     if settings.protected and not settings.assume_yes:
         name = settings.cluster_name or ""
         refuse_unconfirmable(settings)

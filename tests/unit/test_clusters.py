@@ -270,3 +270,39 @@ def test_an_instant_written_with_an_offset_reads_back_exactly(moment):
     for text in (moment.strftime("%Y-%m-%d %H:%M:%S%z"), moment.strftime("%d %b %Y %H:%M:%S %z")):
         millis, _ = parse_friendly_datetime(text, TODAY)
         assert millis == int(moment.timestamp()) * 1000
+
+
+class _Stderr:
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize(
+    ("flag", "environ", "tty", "quiet"),
+    [
+        ("h:9092", {}, False, True),  # the Apache form, piped: the command line names the servers
+        ("h:9092", {}, True, False),  # someone reads stderr on a terminal
+        (None, {"KAFKA_BOOTSTRAP_SERVERS": "h:9092"}, False, False),  # exported earlier: said
+    ],
+)
+def test_kafka_topics_names_its_target_unless_the_command_line_does(monkeypatch, flag, environ, tty, quiet):
+    from kafka_groups.commands import target
+
+    monkeypatch.setattr(target.sys, "stderr", _Stderr(tty))
+    settings = resolve_settings(flag, None, None, environ=environ)
+    assert target.quiet_target(settings) is quiet
+
+
+def test_a_named_cluster_is_always_said(tmp_path, monkeypatch):
+    from kafka_groups.commands import target
+
+    monkeypatch.setattr(target.sys, "stderr", _Stderr(False))
+    home = tmp_path / "kafka-group-tools"
+    home.mkdir()
+    (home / "clusters.toml").write_text('[clusters.prod]\nbootstrap-server = "h:9092"\n')
+    settings = resolve_settings(None, None, None, environ={"XDG_CONFIG_HOME": str(tmp_path)}, cluster="prod")
+    assert not target.quiet_target(settings)
+    assert target.target_line(settings, "abc") == "Writing to cluster 'prod' at h:9092 (cluster id abc)"
