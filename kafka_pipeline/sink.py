@@ -21,7 +21,8 @@ from typing import Any
 
 from kafka_pipeline.plan import Range
 
-_RANGE = re.compile(r"offsets=(\d+)-(\d+)")
+# A range's path in a listing ("Array(file:/o/topic=t/partition=0/offsets=0-30, ...)").
+_LISTED = re.compile(r"/partition=(\d+)/offsets=(\d+)-(\d+)(?=, |\)$)")
 TopicPartition = tuple[str, int]
 
 
@@ -35,11 +36,6 @@ class Sink:
         self.fs.mkdirs(self.root)
         self.uri = self.fs.makeQualified(self.root).toString()
 
-    def _children(self, path: Any) -> list[Any]:
-        if not self.fs.exists(path):
-            return []
-        return [s.getPath() for s in self.fs.listStatus(path) if s.isDirectory()]
-
     def range_path(self, tp: TopicPartition, published: Range) -> Any:
         return self._Path(
             self.root, f"topic={tp[0]}/partition={tp[1]}/offsets={published.start}-{published.end}"
@@ -49,18 +45,20 @@ class Sink:
         return str(self._Path(self.root, f"_staging/{run_id}").toString())
 
     def published(self, topics: set[str]) -> dict[TopicPartition, list[Range]]:
-        """The published ranges of each partition of ``topics``."""
+        """The published ranges of each partition of ``topics``. One listing per topic, its paths
+        handed over from the JVM as one string: a service's sink gains a directory per partition
+        and landing, and a call into the JVM per directory would grow each landing with them."""
         found: dict[TopicPartition, list[Range]] = {}
+        jvm = self.spark.sparkContext._jvm
         for topic in sorted(topics):
-            for partition_dir in self._children(self._Path(self.root, f"topic={topic}")):
-                name = partition_dir.getName()
-                if not name.startswith("partition="):
-                    continue
-                tp = (topic, int(name.removeprefix("partition=")))
-                for range_dir in self._children(partition_dir):
-                    m = _RANGE.fullmatch(range_dir.getName())
-                    if m:
-                        found.setdefault(tp, []).append(Range(int(m[1]), int(m[2])))
+            # Kafka topic names ([a-zA-Z0-9._-]) hold no character Hadoop's globs give a meaning.
+            statuses = self.fs.globStatus(self._Path(self.root, f"topic={topic}/partition=*/offsets=*"))
+            if statuses is None:
+                continue
+            paths = jvm.org.apache.hadoop.fs.FileUtil.stat2Paths(statuses)
+            listed = str(jvm.scala.runtime.ScalaRunTime.stringOf(paths))  # "Array(p1, p2, ...)"
+            for partition, start, end in _LISTED.findall(listed):
+                found.setdefault((topic, int(partition)), []).append(Range(int(start), int(end)))
         return found
 
     def clear_staging(self) -> None:
