@@ -81,6 +81,33 @@ def main_command(
     command_config: Annotated[
         str | None, typer.Option("--command-config", help="Java client properties, as for the Apache tools.")
     ] = None,
+    every: Annotated[
+        float | None,
+        typer.Option(
+            "--every",
+            metavar="SECONDS",
+            help="Run as a service: a landing every SECONDS on one Spark session, until SIGTERM or "
+            "Ctrl-C (which stop after the landing in progress); a line per landing on a terminal, "
+            "JSON Lines when piped.",
+        ),
+    ] = None,
+    max_records: Annotated[
+        int | None,
+        typer.Option(
+            "--max-records",
+            metavar="N",
+            help="Land at most N offsets per run, spread over the partitions in proportion to their "
+            "backlog (as Spark's maxOffsetsPerTrigger); the next run goes on from there.",
+        ),
+    ] = None,
+    min_partitions: Annotated[
+        int | None,
+        typer.Option(
+            "--min-partitions",
+            metavar="N",
+            help="Read with about N Spark tasks, splitting large Kafka partitions (Spark's minPartitions).",
+        ),
+    ] = None,
     timeout: Annotated[int, typer.Option("--timeout", help="Kafka request timeout, ms.")] = 30000,
     debug: Annotated[bool, typer.Option("--debug", help="Tracebacks and client logs.")] = False,
 ) -> None:
@@ -89,12 +116,14 @@ def main_command(
     shows the lag; `--reset-offsets ... --execute` makes the next run land from there again.
 
     Example: kafka-to-parquet --bootstrap-server localhost:9092 --topic orders --group orders-landing
-    --output /data/orders
+    --output /data/orders [--every 60] [--max-records 5000000]
     """
+    import gc
+
     from kafka_groups.core.policy import Policy
     from kafka_groups.settings import resolve_settings
-    from kafka_pipeline.job import LandingRequest, land
-    from kafka_pipeline.report import print_report
+    from kafka_pipeline.job import LandingRequest
+    from kafka_pipeline.service import check_bounds, check_every, run_every, run_once, warn_policy
     from kafka_pipeline.session import (
         SparkLaunch,
         installed_spark_version,
@@ -103,12 +132,23 @@ def main_command(
         under_spark_submit,
     )
 
+    check_every(every)
+    check_bounds(max_records, min_partitions)
     parsed = Policy.parse(policy, invalid, max_age)
     source = resolve_source(jars, packages, installed_spark_version(), under_spark_submit())
     launch = SparkLaunch(master, source, parse_conf(conf or []), debug)
     settings = resolve_settings(bootstrap_server, command_config, timeout, debug)
-    request = LandingRequest(settings, tuple(dict.fromkeys(topic)), group, parsed, output)
-    print_report(land(request, launch=launch))
+    request = LandingRequest(
+        settings, tuple(dict.fromkeys(topic)), group, parsed, output, max_records, min_partitions
+    )
+    if every is None:
+        status = run_once(request, launch)
+    else:
+        gc.enable()  # the tools run without the cyclic collector; a service runs for days
+        warn_policy(parsed)
+        status = run_every(request, launch, every)
+    if status:
+        raise typer.Exit(status)
 
 
 def load_app() -> Any:
