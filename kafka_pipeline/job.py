@@ -44,6 +44,7 @@ from kafka_pipeline.plan import (
     PartitionPlan,
     Range,
     own_metadata,
+    own_offset,
     plan_partition,
     policy_starts_new_partitions_at_beginning,
 )
@@ -231,6 +232,8 @@ class Lander:
         self._registry: CreationRegistry | None = None
         self._resolver: Resolver | None = None
         self._seen: set[TopicPartition] | None = None  # partitions the earlier runs found
+        self._sink: Sink | None = None
+        self._staging_clear = False  # no stopped or failed run can have left staged files
 
     @property
     def access(self) -> KafkaAccess:
@@ -251,6 +254,9 @@ class Lander:
             access, self._access = self._access, None
             access.close()
         self._registry = None
+        if self._sink is not None:  # what the failed run left is read from the sink again
+            self._sink.forget()
+        self._staging_clear = False
 
     def close(self) -> None:
         self.reconnect()
@@ -287,7 +293,12 @@ class Lander:
             facts = {tp: replace(f, created_ms=created.get(tp)) for tp, f in facts.items()}
         starts, targets = resolve_offsets(access, self._resolver, facts, now_ms())
 
-        sink = Sink(spark, request.output)
+        if self._sink is None:
+            self._sink = Sink(spark, request.output)
+        sink = self._sink
+        # Where a run does not start at the pipeline's own commit (a first run, a reset, a new
+        # partition), every published range of the topic may matter: it is listed again.
+        sink.forget({tp[0] for tp in partitions if not _own_at(committed.get(tp), starts[tp])})
         published = sink.published(set(request.topics))
         plans = {
             tp: plan_partition(committed.get(tp), starts[tp], published.get(tp, []), facts[tp].log_end)
@@ -305,7 +316,8 @@ class Lander:
         report = LandingReport(run_id, sink.uri, tasks=sum(len(t) for t in tasks.values()))
 
         stop.check()  # the last point at which nothing of this run is written
-        sink.clear_staging()
+        if not self._staging_clear:
+            sink.clear_staging()
         # Ranges a reset replaced go aside first; a straddling one is cut back to the new start.
         for tp, plan in sorted(plans.items()):
             if plan.trim is not None:
@@ -325,6 +337,7 @@ class Lander:
         _commit(access, request.group, first)
 
         if landing:
+            self._staging_clear = False
             try:
                 _read_and_publish(spark, sink, request, run_id, landing, stop)
             except Abandoned:
@@ -332,6 +345,8 @@ class Lander:
                 raise
         _commit(access, request.group, {tp: (p.end, own_metadata(p.end, mark)) for tp, p in landing.items()})
         sink.clear_staging()
+        self._staging_clear = True
+        sink.keep_after({tp: p.end for tp, p in plans.items()})
 
         ends = _log_ends_after(access, set(plans))
         seen, self._seen = self._seen, set(partitions)
@@ -351,6 +366,11 @@ class Lander:
                 )
             )
         return report
+
+
+def _own_at(committed: tuple[int, str] | None, start: int) -> bool:
+    """The group's commit is the pipeline's own, at the offset the run starts from."""
+    return committed is not None and committed[0] == start and own_offset(committed[1]) == start
 
 
 def _log_ends_after(access: KafkaAccess, partitions: set[TopicPartition]) -> dict[TopicPartition, int | None]:

@@ -35,6 +35,7 @@ class Sink:
         self.fs = self.root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
         self.fs.mkdirs(self.root)
         self.uri = self.fs.makeQualified(self.root).toString()
+        self._known: dict[str, dict[TopicPartition, set[Range]]] = {}  # topic -> its ranges
 
     def range_path(self, tp: TopicPartition, published: Range) -> Any:
         return self._Path(
@@ -45,21 +46,48 @@ class Sink:
         return str(self._Path(self.root, f"_staging/{run_id}").toString())
 
     def published(self, topics: set[str]) -> dict[TopicPartition, list[Range]]:
-        """The published ranges of each partition of ``topics``. One listing per topic, its paths
-        handed over from the JVM as one string: a service's sink gains a directory per partition
-        and landing, and a call into the JVM per directory would grow each landing with them."""
-        found: dict[TopicPartition, list[Range]] = {}
+        """The published ranges of each partition of ``topics`` that this Sink has not let go of
+        (:meth:`keep_after`). A topic is listed once, its paths handed over from the JVM as one
+        string; after that this Sink's own publications and supersessions keep it current (one run
+        at a time per output path), so a service's landings do not list a sink that grows by a
+        directory per partition and landing."""
+        for topic in sorted(set(topics) - set(self._known)):
+            self._known[topic] = self._list(topic)
+        return {tp: sorted(ranges) for t in topics for tp, ranges in self._known[t].items() if ranges}
+
+    def _list(self, topic: str) -> dict[TopicPartition, set[Range]]:
+        found: dict[TopicPartition, set[Range]] = {}
         jvm = self.spark.sparkContext._jvm
-        for topic in sorted(topics):
-            # Kafka topic names ([a-zA-Z0-9._-]) hold no character Hadoop's globs give a meaning.
-            statuses = self.fs.globStatus(self._Path(self.root, f"topic={topic}/partition=*/offsets=*"))
-            if statuses is None:
-                continue
+        # Kafka topic names ([a-zA-Z0-9._-]) hold no character Hadoop's globs give a meaning.
+        statuses = self.fs.globStatus(self._Path(self.root, f"topic={topic}/partition=*/offsets=*"))
+        if statuses is not None:
             paths = jvm.org.apache.hadoop.fs.FileUtil.stat2Paths(statuses)
             listed = str(jvm.scala.runtime.ScalaRunTime.stringOf(paths))  # "Array(p1, p2, ...)"
             for partition, start, end in _LISTED.findall(listed):
-                found.setdefault((topic, int(partition)), []).append(Range(int(start), int(end)))
+                found.setdefault((topic, int(partition)), set()).add(Range(int(start), int(end)))
         return found
+
+    def forget(self, topics: set[str] | None = None) -> None:
+        """List ``topics`` (all by default) again at the next :meth:`published`."""
+        for topic in list(self._known) if topics is None else topics:
+            self._known.pop(topic, None)
+
+    def keep_after(self, ends: dict[TopicPartition, int]) -> None:
+        """Let go of the ranges that end at or before ``ends`` (the offsets just committed as the
+        pipeline's own): a run that starts at its own commit never looks at them, and one that
+        does not (a reset) lists the topic again."""
+        for tp, end in ends.items():
+            ranges = self._known.get(tp[0], {}).get(tp)
+            if ranges:
+                ranges.difference_update({r for r in ranges if r.end <= end})
+
+    def _remember(self, tp: TopicPartition, published: Range, there: bool) -> None:
+        if tp[0] in self._known:
+            ranges = self._known[tp[0]].setdefault(tp, set())
+            if there:
+                ranges.add(published)
+            else:
+                ranges.discard(published)
 
     def clear_staging(self) -> None:
         """Files a stopped run left unpublished; no range refers to them."""
@@ -70,10 +98,12 @@ class Sink:
         target = self.range_path(tp, landed)
         if self.fs.exists(target):  # published by a run that stopped before committing
             self.fs.delete(self._Path(staged), True)
+            self._remember(tp, landed, True)
             return
         self.fs.mkdirs(target.getParent())
         if not self.fs.rename(self._Path(staged), target):
             raise OSError(f"could not publish {staged} as {target.toString()}")
+        self._remember(tp, landed, True)
 
     def supersede(self, run_id: str, tp: TopicPartition, old: Range) -> None:
         source = self.range_path(tp, old)
@@ -83,6 +113,7 @@ class Sink:
         self.fs.mkdirs(target.getParent())
         if not self.fs.rename(source, target):
             raise OSError(f"could not move {source.toString()} aside")
+        self._remember(tp, old, False)
 
     def exists(self, tp: TopicPartition, published: Range) -> bool:
         return bool(self.fs.exists(self.range_path(tp, published)))
