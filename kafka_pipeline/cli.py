@@ -156,7 +156,11 @@ def load_app() -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args in (["--help"], ["-h"]):
+        # The tools' own flag help has no page for this command: Typer's is its help.
+        typer.main.get_command(app).main(args=args, prog_name=PROG, standalone_mode=False)
+        sys.exit(0)
     sys.exit(run_tool(PROG, args, (), lambda a: tuple(a), load_app))
 
 

@@ -295,3 +295,12 @@ def test_bad_values_are_one_line_and_exit_2(capsys, tmp_path, extra, says):
     assert exited.value.code == 2, said.err
     assert said.out == "" and len(said.err.strip().splitlines()) == 1 and says in said.err, said.err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_names_the_service_flags(capsys, flag):
+    with pytest.raises(SystemExit) as exited:
+        main([flag])
+    said = capsys.readouterr()
+    assert exited.value.code == 0, said.err
+    assert all(f in said.out for f in ("--every", "--max-records", "--min-partitions")), said.out
