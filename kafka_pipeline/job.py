@@ -178,13 +178,13 @@ class StopControl:
 
     def _cancel_while_asked(self, context: Any, done: threading.Event) -> None:
         """Once a stop is asked, cancel Spark's jobs until the reading is over: a job submitted
-        just after a cancellation is cancelled by the next one, 0.1 s later."""
-        while not done.is_set():
-            if self.asked.wait(0.1):
+        just after a cancellation is cancelled by the next one, 50 ms later. It waits on ``done``,
+        so that the reading's end is not kept waiting for it."""
+        while not done.wait(0.05):
+            if self.asked.is_set():
                 with self._lock:
                     if not done.is_set():
                         context.cancelAllJobs()
-                done.wait(0.1)
 
 
 def land(
@@ -444,10 +444,11 @@ def _read_and_publish(
         stop.reading(spark),
     ):
         frame.write.mode("overwrite").partitionBy("topic", "partition").parquet(staging)
+        written = sink.staged(staging)
         for topic, partition in ordered:
-            staged = f"{staging}/topic={topic}/partition={partition}"
-            if not sink.fs.exists(sink._Path(staged)):
+            if (topic, partition) not in written:
                 # Nothing readable in the range (compacted away, or only transaction markers).
+                staged = f"{staging}/topic={topic}/partition={partition}"
                 spark.createDataFrame([], frame.drop("topic", "partition").schema).write.parquet(staged)
     # Publication and the end commit are not interrupted: a stop asked from here on waits for them.
     for tp in ordered:

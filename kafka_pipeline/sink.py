@@ -23,6 +23,7 @@ from kafka_pipeline.plan import Range
 
 # A range's path in a listing ("Array(file:/o/topic=t/partition=0/offsets=0-30, ...)").
 _LISTED = re.compile(r"/partition=(\d+)/offsets=(\d+)-(\d+)(?=, |\)$)")
+_STAGED = re.compile(r"/topic=([A-Za-z0-9._-]+)/partition=(\d+)(?=, |\)$)")
 TopicPartition = tuple[str, int]
 
 
@@ -36,6 +37,7 @@ class Sink:
         self.fs.mkdirs(self.root)
         self.uri = self.fs.makeQualified(self.root).toString()
         self._known: dict[str, dict[TopicPartition, set[Range]]] = {}  # topic -> its ranges
+        self._made: set[TopicPartition] = set()  # partitions whose directory this Sink made
 
     def range_path(self, tp: TopicPartition, published: Range) -> Any:
         return self._Path(
@@ -71,6 +73,7 @@ class Sink:
         """List ``topics`` (all by default) again at the next :meth:`published`."""
         for topic in list(self._known) if topics is None else topics:
             self._known.pop(topic, None)
+        self._made = {tp for tp in self._made if topics is not None and tp[0] not in topics}
 
     def keep_after(self, ends: dict[TopicPartition, int]) -> None:
         """Let go of the ranges that end at or before ``ends`` (the offsets just committed as the
@@ -93,14 +96,29 @@ class Sink:
         """Files a stopped run left unpublished; no range refers to them."""
         self.fs.delete(self._Path(self.root, "_staging"), True)
 
+    def staged(self, staging: str) -> set[TopicPartition]:
+        """The partitions a run's write staged a directory for (one listing)."""
+        statuses = self.fs.globStatus(self._Path(f"{staging}/topic=*/partition=*"))
+        if statuses is None:
+            return set()
+        jvm = self.spark.sparkContext._jvm
+        listed = str(
+            jvm.scala.runtime.ScalaRunTime.stringOf(jvm.org.apache.hadoop.fs.FileUtil.stat2Paths(statuses))
+        )
+        return {(topic, int(partition)) for topic, partition in _STAGED.findall(listed)}
+
     def publish(self, staged: str, tp: TopicPartition, landed: Range) -> None:
         """Move a staged directory into place as ``landed`` (replacing an unpublished copy)."""
         target = self.range_path(tp, landed)
-        if self.fs.exists(target):  # published by a run that stopped before committing
+        known = self._known.get(tp[0])
+        there = landed in known.get(tp, ()) if known is not None else bool(self.fs.exists(target))
+        if there:  # published by a run that stopped before committing
             self.fs.delete(self._Path(staged), True)
             self._remember(tp, landed, True)
             return
-        self.fs.mkdirs(target.getParent())
+        if tp not in self._made:
+            self.fs.mkdirs(target.getParent())
+            self._made.add(tp)
         if not self.fs.rename(self._Path(staged), target):
             raise OSError(f"could not publish {staged} as {target.toString()}")
         self._remember(tp, landed, True)
