@@ -161,7 +161,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         # The tools' own flag help has no page for this command: Typer's is its help.
         typer.main.get_command(app).main(args=args, prog_name=PROG, standalone_mode=False)
         sys.exit(0)
-    sys.exit(run_tool(PROG, args, (), lambda a: tuple(a), load_app))
+    # A landing is not under the write discipline (its progress survives a stop at any point):
+    # SIGINT and SIGTERM keep Python's own handling (the service installs its own stop handlers).
+    sys.exit(run_tool(PROG, args, (), lambda a: tuple(a), load_app, signals=False))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from kafka_groups.access.connection import Connection
 from kafka_groups.access.naming import (
     _common_reason,
-    _describe_groups_acl,
+    _coordinator_of,
     _offsets_missing,
     _seconds_left,
 )
@@ -100,17 +100,13 @@ class OffsetsAccess(Connection):
         consumer-group handle an admin client does not have when the coordinator answers
         NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE (librdkafka issue #5040), which a new
         cluster's or a moving coordinator does, and the whole process dies of a segmentation
-        fault. The protocol layer retries those answers like any other."""
+        fault. The protocol layer retries those answers like any other. Many groups are read in
+        batches, each under a deadline of its own (:meth:`_read_groups`)."""
         if not group_ids:
             return {}
-        fetched: dict[str, list[Any]] = self._via_protocol(
-            "fetching committed offsets",
-            self._run,
-            self._offset_fetch,
-            group_ids,
-            needs=_describe_groups_acl(group_ids),
-            on_retry=lambda _missing: self._forget_coordinators(group_ids),
-        )
+        fetched: dict[str, list[Any]] = {}
+        for answer in self._read_groups("fetching committed offsets", self._offset_fetch, group_ids):
+            fetched.update(answer)
         return fetched
 
     async def _offset_fetch(self, group_ids: list[str]) -> dict[str, list[Any]]:
@@ -124,9 +120,18 @@ class OffsetsAccess(Connection):
         for group_id, node in (await client.coordinators(group_ids)).items():
             by_coordinator.setdefault(node, []).append(group_id)
         fetched: dict[str, list[Any]] = {}
-        for node, ids in by_coordinator.items():
-            for asked, request in client.offset_fetch_requests(ids):
-                response = await client.manager.send(request, node_id=node)
+        # One request per coordinator (Kafka 3.0+), all in flight together; before OffsetFetch
+        # v8 one per group, the coordinators' n-th requests together (a connection takes a few).
+        queues = [(node, ids, client.offset_fetch_requests(ids)) for node, ids in by_coordinator.items()]
+        for turn in range(max((len(asks) for _, _, asks in queues), default=0)):
+            sent = [
+                (asks[turn][0], ids, client.manager.send(asks[turn][1], node_id=node))
+                for node, ids, asks in queues
+                if turn < len(asks)
+            ]
+            for asked, ids, future in sent:
+                waited_for = _coordinator_of([asked] if asked is not None else ids)
+                response = await self._answer(future, waited_for)
                 if response.error_code:
                     raise for_code(response.error_code)(f"OffsetFetchResponse failed for group '{asked}'.")
                 for answer in response.groups if response.API_VERSION >= 8 else [response]:

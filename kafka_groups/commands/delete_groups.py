@@ -10,10 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kafka_groups.commands.backup import check_command, narrow_backup, save_backup, undo_command, undo_hint
+from kafka_groups.commands.backup import Undo, backup_folder, check_command, narrow_backup, save_backup
 from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, fault_point
 from kafka_groups.commands.select import consumer_group_ids
 from kafka_groups.commands.session import cluster_session
+from kafka_groups.commands.target import name_target
 from kafka_groups.core.delete import (
     WHOLE_TOPIC,
     GroupDeleteResult,
@@ -25,8 +26,9 @@ from kafka_groups.core.delete import (
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.group_select import GroupSelection, announce_matches
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION, KafkaErrorInfo, error_info
+from kafka_groups.core.selectors import check_backup_dir
 from kafka_groups.core.streams import input_partitions
-from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
+from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UnsupportedByBroker, UsageError
 from kafka_groups.render import OutputFormat
 from kafka_groups.render.outcome import Outcome as CommandOutcome
 from kafka_groups.render.outcome import Show
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 
 
 REQUEST_TIMED_OUT = 7
+NON_EMPTY_GROUP = 68
 
 
 def deletion_failure(outcome: Outcome, problem: str | None, verdict: Verdict | None) -> CliError | None:
@@ -69,12 +72,28 @@ class DeleteOffsetsRequest:
             )
         if not self.streams and not self.topics:
             raise UsageError("Option [delete-offsets] takes the following options: [topic], [group]")
+        check_backup_dir(self.backup_dir)
         explicit, whole = split_topic_args(self.topics)
         notes: list[str] = []
-        with cluster_session(self.connection) as access:
+        with cluster_session(self.connection, writes=True) as access:
+            self._refuse_unsupported(access)
             result, verdict = self._delete(access, explicit, whole, notes)
         failure = deletion_failure(result.outcome, result.problem(), verdict)
         return CommandOutcome(result, self.output, notices=tuple(notes), failure=failure)
+
+    def _refuse_unsupported(self, access: KafkaAccess) -> None:
+        """Before anything is read, backed up or announced: refuse what the broker cannot do, as
+        its ApiVersions answer says (no OffsetDelete before Kafka 2.4), and, for
+        kafka-streams-groups, a group that is not a streams group (the Apache tool would delete
+        a classic group's offsets)."""
+        from kafka_groups.core.capabilities import OFFSET_DELETE, offset_delete_refusal
+
+        if self.streams:  # refused first where the broker cannot have streams groups at all
+            found, missing = access.describe_streams_groups([self.group])
+            if self.group not in found:
+                raise NotFoundError(missing.get(self.group, f"Group {self.group} not found."))
+        if not access.supports(OFFSET_DELETE):
+            raise UnsupportedByBroker(offset_delete_refusal())
 
     def _delete(
         self, access: KafkaAccess, explicit: list[TopicPartition], whole: list[str], notes: list[str]
@@ -97,17 +116,29 @@ class DeleteOffsetsRequest:
         chosen = list(partitions)
         about_to_go = {tp: c.offset for tp, c in current.items() if tp in partitions}
         tool = "kafka-streams-groups" if self.streams else "kafka-consumer-groups"
+        name_target(access)
         fault_point("before-backup")
         backup = save_backup("delete-offsets", {self.group: about_to_go}, self.backup_dir)
         fault_point("after-backup")
-        if backup:
-            announce(undo_hint("this deletion removed", backup, [self.group], self.connection, tool))
+        way_back = Undo(
+            self.connection,
+            backup_folder(self.backup_dir),
+            tool,
+            restore=backup,
+            restore_groups=(self.group,),
+        )
+        announce(way_back.hint("this deletion removed"))
 
         def read(reader: KafkaAccess) -> dict[TopicPartition, int]:
             held = reader.committed_offsets([self.group]).get(self.group, {})
             return {tp: c.offset for tp, c in held.items() if tp in partitions}
 
-        sent = Write(access, send=lambda: access.delete_offsets(self.group, chosen), read_back=read).run()
+        sent = Write(
+            access,
+            send=lambda: access.delete_offsets(self.group, chosen),
+            read_back=read,
+            what="offset deletion",
+        ).run()
         verdict = None
         if sent.answer is not None:
             group_error, answers = sent.answer
@@ -121,7 +152,7 @@ class DeleteOffsetsRequest:
                     "shows them gone: the deletion is done."
                 )
             else:
-                undo = undo_command(backup, [self.group], self.connection, tool) if backup else None
+                undo = way_back.command()
                 why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error
                 check = check_command([self.group], self.connection, tool)
                 verdict = Verdict(
@@ -155,22 +186,33 @@ class DeleteGroupsRequest:
 
     def execute(self, show: Show | None = None) -> CommandOutcome:
         self.selection.check("delete")
-        with cluster_session(self.connection) as access:
+        check_backup_dir(self.backup_dir)
+        with cluster_session(self.connection, writes=True) as access:
             ids = list(dict.fromkeys(consumer_group_ids(access, self.selection)))
             announce(announce_matches(self.selection, ids, "consumer group"))
+            refused: dict[str, KafkaErrorInfo | None] = {}
             current: dict[str, dict[TopicPartition, int]] = {}
-            expected: list[str] = []
+            if ids:
+                # A group with members is refused by the broker: it is left out before the backup and
+                # the announcement, which name exactly the groups sent, and reported as the broker
+                # words it. (One that gains a member meanwhile is refused by the broker, and the
+                # backup narrowed to what was deleted.)
+                found, _missing = access.describe_groups(ids)
+                refused = {
+                    g: error_info(NON_EMPTY_GROUP)
+                    for g in ids
+                    if g in found and found[g].state not in ("Empty", "Dead", "Unknown")
+                }
+                ids = [g for g in ids if g not in refused]
             if ids:
                 offsets = access.committed_offsets(ids)
                 current = {g: {tp: c.offset for tp, c in offsets.get(g, {}).items()} for g in ids}
-                held = [g for g in ids if current[g]]
-                if held:  # the undo names the groups the broker will delete: those without members
-                    found, _missing = access.describe_groups(held)
-                    expected = [g for g in held if g not in found or found[g].state in ("Empty", "Dead")]
             deletion = GroupDeletion(access, self.connection, "kafka-consumer-groups", self.backup_dir)
-            answers, backup, verdict = deletion.run(ids, current, expected, _consumer_groups_left)
+            answers, backup, verdict = deletion.run(
+                ids, current, [g for g in ids if current[g]], _consumer_groups_left
+            )
             notes = tuple(deletion.notes)
-        result = GroupDeleteResult.of(answers, backup)
+        result = GroupDeleteResult.of({**refused, **answers}, backup)
         failure = deletion_failure(result.outcome, result.problem(), verdict)
         return CommandOutcome(result, self.output, notices=notes, failure=failure)
 
@@ -205,6 +247,7 @@ class GroupDeletion:
         lost and the read-back could not show every group deleted, the verdict to conclude."""
         if not ids:
             return {}, None, None
+        name_target(self.access)
         fault_point("before-backup")
         backup = save_backup("delete", current, self.backup_dir)
         fault_point("after-backup")
@@ -214,6 +257,7 @@ class GroupDeletion:
             self.access,
             send=lambda: self.access.delete_groups(ids),
             read_back=lambda reader: dict.fromkeys(left(reader, ids), True),
+            what="deletion",
         ).run()
         verdict = None
         if sent.answer is not None:
@@ -227,7 +271,7 @@ class GroupDeletion:
             answers = {g: None if landed is Landed.DONE else lost for g, landed in units.items()}
             if any(landed is not Landed.DONE for landed in units.values()):
                 why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error or ""
-                undo = undo_command(backup, expected, self.connection) if backup else None
+                undo = self._undo(backup, expected).command() if backup else None
                 verdict = Verdict(
                     "deletion",
                     {f"group '{g}'": landed for g, landed in units.items()},
@@ -247,11 +291,15 @@ class GroupDeletion:
                 announce(self._hint(backup, deleted))
         return answers, backup, verdict
 
-    def _hint(self, backup: str, groups: list[str]) -> str:
+    def _undo(self, backup: str, groups: list[str]) -> Undo:
         # A deleted streams group no longer exists, so kafka-streams-groups cannot reset it;
         # kafka-consumer-groups commits the offsets to the group id, and the application
         # takes them over when it next starts.
-        hint = undo_hint(self.what, backup, groups, self.connection)
+        folder = backup_folder(self.backup_dir)
+        return Undo(self.connection, folder, restore=backup, restore_groups=tuple(groups))
+
+    def _hint(self, backup: str, groups: list[str]) -> list[str]:
+        hint = self._undo(backup, groups).hint(self.what)
         if self.tool == "kafka-streams-groups":
-            hint += "\n(the application resumes from these offsets when it next starts)"
+            hint.append("(the application resumes from these offsets when it next starts)")
         return hint

@@ -9,7 +9,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from kafka_groups.commands.backup import check_command, save_backup, undo_command, undo_hint
+from kafka_groups.commands.backup import (
+    CREATED_SUFFIX,
+    Undo,
+    backup_folder,
+    backup_stamp,
+    check_command,
+    discard_backup,
+    save_backup,
+)
 from kafka_groups.commands.guard import (
     MOVED_NAMED,
     Landed,
@@ -22,6 +30,7 @@ from kafka_groups.commands.guard import (
     moved,
     name_some,
 )
+from kafka_groups.commands.target import name_target
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION
 from kafka_groups.core.reset_plan import Plan, ResetResult, reset_failure
 from kafka_groups.errors import CliError, ClusterError, TopicCommandError
@@ -39,15 +48,15 @@ def apply_reset(
 
     plan = result.plan
     targets = plan.targets
-    replaced = {g: {tp: o for tp, o in plan.current.get(g, {}).items() if tp in targets[g]} for g in targets}
     tool = "kafka-streams-groups" if result.streams else "kafka-consumer-groups"
     groups = sorted(targets)
+    name_target(access)
     fault_point("before-backup")
-    backup = save_backup("reset", replaced, backup_dir)
+    backup, way_back = back_up(plan, connection, backup_dir, tool)
     fault_point("after-backup")
-    undo = undo_command(backup, groups, connection, tool) if backup else None
-    if backup:
-        announce(undo_hint("this reset replaced", backup, groups, connection, tool))
+    undo = way_back.command()
+    announce(way_back.hint("this reset replaced"))
+    replaced = {g: {tp: o for tp, o in plan.current.get(g, {}).items() if tp in targets[g]} for g in targets}
     many = sum(len(o) for o in targets.values()) > COMMIT_THROUGH_PROTOCOL_ABOVE
     recheck(access, plan)
     sent = Write(
@@ -56,6 +65,7 @@ def apply_reset(
         read_back=lambda reader: reader.committed_positions(list(targets)),
         in_doubt=lambda answer: any(answer.values()),
         verify_always=True,
+        what="reset",
     ).run()
     units: dict[str, Landed] = {}
     reasons: dict[str, str] = {}
@@ -117,6 +127,41 @@ def apply_reset(
     # Outcome unknown (exit 4, with the check and the undo) when any unit's is.
     unknown = verdict.failure() if verdict.units_in(Landed.UNKNOWN) else None
     return replace(applied, error=unknown or reset_failure(applied))
+
+
+def back_up(
+    plan: Plan, connection: ConnectionArgs, backup_dir: str | None, tool: str
+) -> tuple[str | None, Undo]:
+    """Save, durably, what the reset changes: the offsets it replaces (put back with
+    ``--reset-offsets --from-file``) and the partitions it gives their first offset (deleted
+    again with ``--delete-offsets --from-file``); a group that does not exist yet is deleted
+    again by the undo instead. Returns the backup of the replaced offsets and the undo."""
+    targets = plan.targets
+    absent = set(plan.absent)
+    replaced = {g: {tp: o for tp, o in plan.current.get(g, {}).items() if tp in targets[g]} for g in targets}
+    created = {
+        g: {tp: o for tp, o in offsets.items() if tp not in plan.current.get(g, {})}
+        for g, offsets in targets.items()
+        if g not in absent
+    }
+    stamp = backup_stamp()  # the two files of one reset share it
+    backup = save_backup("reset", replaced, backup_dir, stamp=stamp)
+    try:
+        first = save_backup("reset", created, backup_dir, suffix=CREATED_SUFFIX, stamp=stamp)
+    except CliError:
+        if backup:  # nothing is sent: no backup of a reset that did not happen is left
+            discard_backup(backup)
+        raise
+    undo = Undo(
+        connection,
+        backup_folder(backup_dir),
+        tool,
+        restore=backup,
+        restore_groups=tuple(g for g in sorted(replaced) if replaced[g]),
+        created=first,
+        absent=tuple(g for g in sorted(targets) if g in absent),
+    )
+    return backup, undo
 
 
 def recheck(access: KafkaAccess, plan: Plan) -> None:
