@@ -11,6 +11,7 @@ import typer
 from kafka_groups.cli.runner import run_tool
 
 PROG = "kafka-to-parquet"
+PIPELINE_TIMEOUT_MS = 30_000  # --timeout's default where neither the cluster nor the environment sets one
 
 app = typer.Typer(add_completion=False, context_settings={"help_option_names": ["-h", "--help"]})
 
@@ -108,7 +109,31 @@ def main_command(
             help="Read with about N Spark tasks, splitting large Kafka partitions (Spark's minPartitions).",
         ),
     ] = None,
-    timeout: Annotated[int, typer.Option("--timeout", help="Kafka request timeout, ms.")] = 30000,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="A cluster named in clusters.toml (its servers, properties and timeout; or set "
+            "KAFKA_TOOLS_CLUSTER). --bootstrap-server and --command-config given too win over it.",
+        ),
+    ] = None,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            help="Commit to a cluster marked protected in clusters.toml without being asked "
+            "(required where there is no terminal to ask on).",
+        ),
+    ] = False,
+    timeout: Annotated[
+        int | None,
+        typer.Option(
+            "--timeout",
+            help="Kafka request timeout, ms (default: the cluster's timeout, KAFKA_TOOLS_TIMEOUT_MS, "
+            "or 30000).",
+            show_default=False,
+        ),
+    ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Tracebacks and client logs.")] = False,
 ) -> None:
     """Land new records of the topics in Parquet: from the group's committed offsets (or where the
@@ -120,6 +145,7 @@ def main_command(
     """
     import gc
 
+    from kafka_groups.commands.target import refuse_unconfirmable
     from kafka_groups.core.policy import Policy
     from kafka_groups.settings import resolve_settings
     from kafka_pipeline.job import LandingRequest
@@ -137,7 +163,13 @@ def main_command(
     parsed = Policy.parse(policy, invalid, max_age)
     source = resolve_source(jars, packages, installed_spark_version(), under_spark_submit())
     launch = SparkLaunch(master, source, parse_conf(conf or []), debug)
-    settings = resolve_settings(bootstrap_server, command_config, timeout, debug)
+    settings = resolve_settings(
+        bootstrap_server, command_config, timeout, debug, default_timeout_ms=PIPELINE_TIMEOUT_MS,
+        cluster=cluster, assume_yes=yes,
+    )  # fmt: skip
+    # A protected cluster with no terminal to confirm on and no --yes: refused before anything
+    # is contacted (the cluster line and the confirmation come before the first commit).
+    refuse_unconfirmable(settings)
     request = LandingRequest(
         settings, tuple(dict.fromkeys(topic)), group, parsed, output, max_records, min_partitions
     )

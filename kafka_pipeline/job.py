@@ -139,9 +139,23 @@ class StopControl:
     def __init__(self) -> None:
         self.asked = threading.Event()
         self._lock = threading.Lock()  # never taken by ask(): a signal handler must not wait
+        self.prompting = False  # the operator is asked something on the terminal (:meth:`prompt`)
 
     def ask(self) -> None:
         self.asked.set()
+
+    @contextmanager
+    def prompt(self) -> Iterator[None]:
+        """The operator is asked a question and the run waits for the answer: a stop asked now
+        (the signal handler sees :attr:`prompting`) abandons the run at once, before anything
+        is written."""
+        self.check()
+        self.prompting = True
+        try:
+            yield
+        finally:
+            self.prompting = False
+        self.check()
 
     def check(self) -> None:
         if self.asked.is_set():
@@ -234,6 +248,7 @@ class Lander:
         self._seen: set[TopicPartition] | None = None  # partitions the earlier runs found
         self._sink: Sink | None = None
         self._staging_clear = False  # no stopped or failed run can have left staged files
+        self._target_named = False  # the cluster written to was said (and confirmed if protected)
 
     @property
     def access(self) -> KafkaAccess:
@@ -274,6 +289,15 @@ class Lander:
         access.forget_metadata()  # each run finds the partitions added since the last one
         partitions = _partitions(access, request.topics)
         every_offset = access.committed_with_metadata(request.group)
+        if not self._target_named:
+            # Once per command, before its first write (the group's records, then its commits):
+            # the cluster named as the other tools' writes name it, from the metadata just read;
+            # a protected one confirmed on the terminal (without one, refused before this).
+            from kafka_groups.commands.target import name_target
+
+            with stop.prompt():
+                name_target(access)
+            self._target_named = True
         # Spark starts before anything is written (the group's start time included): a JVM that
         # cannot start leaves the cluster as it was.
         if self.spark is None:

@@ -159,6 +159,8 @@ def stop_on_signals(stop: StopControl) -> Iterator[None]:
 
     def asked(signum: int, frame: Any) -> None:
         stop.ask()
+        if stop.prompting:  # the answer read from the terminal is not waited for
+            raise Abandoned()
 
     previous = {sig: signal.signal(sig, asked) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -304,3 +305,88 @@ def test_help_names_the_service_flags(capsys, flag):
     said = capsys.readouterr()
     assert exited.value.code == 0, said.err
     assert all(f in said.out for f in ("--every", "--max-records", "--min-partitions")), said.out
+
+
+def _settings_of_a_run(monkeypatch, tmp_path, argv: list[str], environ: dict[str, str]):
+    """The exit status, and the connection settings kafka-to-parquet's command line resolved to
+    (the run itself not made), with clusters.toml in a temporary XDG_CONFIG_HOME."""
+    folder = tmp_path / "xdg" / "kafka-group-tools"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "clusters.toml").write_text(
+        '[clusters.dev]\nbootstrap-server = "dev:9092"\ntimeout = 12000\n\n'
+        '[clusters.prod]\nbootstrap-server = "prod:9092"\nprotected = true\n'
+    )
+    for name in (
+        "KAFKA_TOOLS_CLUSTER",
+        "KAFKA_BOOTSTRAP_SERVERS",
+        "KAFKA_COMMAND_CONFIG",
+        "KAFKA_TOOLS_TIMEOUT_MS",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    seen = []
+    monkeypatch.setattr(service, "run_once", lambda request, launch: seen.append(request.settings) or 0)
+    with pytest.raises(SystemExit) as exited:
+        main([*argv, "--topic", "t", "--group", "g", "--output", str(tmp_path / "o")])
+    return exited.value.code, seen
+
+
+@pytest.mark.parametrize(
+    ("argv", "environ", "servers", "name", "timeout_ms"),
+    [
+        (["--cluster", "dev"], {}, "dev:9092", "dev", 12000),
+        ([], {"KAFKA_TOOLS_CLUSTER": "dev"}, "dev:9092", "dev", 12000),
+        (["--cluster", "dev", "--bootstrap-server", "b:1", "--timeout", "5000"], {}, "b:1", "dev", 5000),
+        (["--cluster", "dev"], {"KAFKA_BOOTSTRAP_SERVERS": "env:1"}, "dev:9092", "dev", 12000),
+        ([], {"KAFKA_BOOTSTRAP_SERVERS": "env:1", "KAFKA_TOOLS_TIMEOUT_MS": "7000"}, "env:1", None, 7000),
+        (["--bootstrap-server", "b:1"], {}, "b:1", None, 30000),
+        (["--cluster", "prod", "--yes"], {}, "prod:9092", "prod", 30000),
+    ],
+)
+def test_a_named_cluster_and_the_flags_resolve_as_in_the_other_tools(
+    monkeypatch, tmp_path, argv, environ, servers, name, timeout_ms
+):
+    """Flags win over the cluster, the cluster over the environment; --timeout's default is the
+    cluster's, else KAFKA_TOOLS_TIMEOUT_MS, else 30 s."""
+    code, seen = _settings_of_a_run(monkeypatch, tmp_path, argv, environ)
+    assert (code, len(seen)) == (0, 1)
+    settings = seen[0]
+    assert (settings.bootstrap_servers, settings.cluster_name, settings.timeout_ms) == (
+        servers,
+        name,
+        timeout_ms,
+    )
+    assert settings.protected == (name == "prod") and settings.assume_yes == ("--yes" in argv)
+
+
+def test_a_protected_cluster_without_a_terminal_or_yes_is_one_line_and_exit_2(monkeypatch, tmp_path, capsys):
+    code, seen = _settings_of_a_run(monkeypatch, tmp_path, ["--cluster", "prod"], {})
+    said = capsys.readouterr()
+    assert (code, seen) == (2, [])
+    assert said.out == ""
+    assert said.err.splitlines() == [
+        "Error: cluster 'prod' is protected: a write to it needs --yes where there is no terminal to "
+        "confirm on; nothing was sent"
+    ]
+
+
+def test_a_signal_while_the_operator_is_asked_abandons_the_run_at_once():
+    """The confirmation of a protected cluster waits on the terminal: SIGTERM or Ctrl-C there does
+    not wait for an answer (nothing is written before it)."""
+    import os
+    import signal
+
+    stop = StopControl()
+    with service.stop_on_signals(stop), pytest.raises(Abandoned), stop.prompt():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises in here
+    assert stop.asked.is_set() and not stop.prompting
+
+    # Outside a prompt a signal only asks for the stop.
+    stop = StopControl()
+    with service.stop_on_signals(stop):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.1)
+    assert stop.asked.is_set()
