@@ -31,6 +31,7 @@ from typing import Any, TextIO
 from kafka_groups.access.retry import is_retriable
 from kafka_groups.core.policy import Policy, Start
 from kafka_groups.errors import CliError, UsageError
+from kafka_groups.render.stdio import StderrFailed
 from kafka_pipeline.job import Abandoned, Lander, LandingRequest, StopControl
 from kafka_pipeline.report import Landing, landing_document_line, landing_line, report_text
 from kafka_pipeline.session import SparkLaunch, SparkStartError
@@ -119,8 +120,8 @@ def _from_spark(exc: BaseException) -> bool:
 
 def worth_retrying(exc: BaseException) -> bool:
     """Whether another attempt of the landing, on new connections, may succeed."""
-    if isinstance(exc, (UsageError, SparkStartError)):
-        return False
+    if isinstance(exc, (UsageError, SparkStartError, StderrFailed)):
+        return False  # StderrFailed: the line before a commit cannot be said; it will not be later
     if isinstance(exc, CliError):  # the cluster's answer, after the access layer's own retries
         return "not authorized" not in exc.message
     if _from_spark(exc):

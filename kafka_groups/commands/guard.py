@@ -207,13 +207,13 @@ def announce(lines: str | Iterable[str] | None) -> None:
         return
     from kafka_groups.escape import escape_controls
     from kafka_groups.render import say
-    from kafka_groups.render.stdio import stderr_failure
+    from kafka_groups.render.stdio import StderrFailed, stderr_failure
 
     texts = [lines] if isinstance(lines, str) else list(lines)
     say([escape_controls(text) for text in texts], escape=False)
     failure = stderr_failure()
     if failure is not None and not interrupts.sent():
-        raise CliError(
+        raise StderrFailed(
             f"nothing was sent: what the write is about to do could not be said on stderr ({failure})"
         )
 

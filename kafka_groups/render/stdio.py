@@ -46,6 +46,11 @@ class StdoutFailed(CliError):
         self.broken_pipe = broken_pipe  # the reader went away (| head): not an error for a read
 
 
+class StderrFailed(CliError):
+    """What a write is about to do could not be said on stderr: nothing was sent. Trying again
+    cannot help while stderr stays as it is (a service ends on it)."""
+
+
 def stdout_failed(exc: BaseException) -> StdoutFailed | None:
     """What a failed write to stdout was, or None when ``exc`` is no such failure."""
     global _reported

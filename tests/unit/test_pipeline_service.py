@@ -13,6 +13,7 @@ import pytest
 
 from kafka_groups.access.retry import NotAvailableInTime
 from kafka_groups.errors import ClusterError, UsageError
+from kafka_groups.render.stdio import StderrFailed
 from kafka_pipeline import service
 from kafka_pipeline.cli import main
 from kafka_pipeline.job import Abandoned, LandingReport, PartitionReport, StopControl
@@ -249,6 +250,8 @@ def test_what_is_worth_another_attempt():
     assert worth_retrying(ClusterError("committing the offsets of 'g' failed: NOT_COORDINATOR"))
     assert not worth_retrying(ClusterError("reading ... failed: not authorized (TOPIC_AUTHORIZATION_FAILED)"))
     assert not worth_retrying(UsageError("Topic(s) orders do not exist"))
+    # The cluster line before a commit could not be said: stderr will not mend between attempts.
+    assert not worth_retrying(StderrFailed("nothing was sent: ... could not be said on stderr (closed)"))
     assert not worth_retrying(OSError("could not publish"))
     assert worth_retrying(ConnectionRefusedError())
 
