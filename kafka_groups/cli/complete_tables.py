@@ -27,7 +27,17 @@ SCENARIOS = (
 )
 # Ours: selecting groups by regex (describe, delete, reset).
 SELECT = ("group-pattern", "exclude-group")
-RESET_SCOPE = ("group", "all-groups", *SELECT, "skip-active", "dry-run", "execute", "export", "backup-dir")
+RESET_SCOPE = (
+    "group",
+    "all-groups",
+    *SELECT,
+    "skip-active",
+    "dry-run",
+    "execute",
+    "export",
+    "backup-dir",
+    "allow-non-atomic",
+)
 
 
 @dataclass(frozen=True)
@@ -172,6 +182,7 @@ DESCRIPTIONS = {
     "group-pattern": "groups whose whole id matches a regex (ours)",
     "exclude-group": "leave out groups matching a regex (ours)",
     "skip-active": "reset the inactive groups, name the active ones (ours)",
+    "allow-non-atomic": "commit a group too large for one commit in steps if transactions are refused (ours)",
     "topic": "a topic (topic:partitions for resets)",
     "all-topics": "every topic the group has offsets for",
     "input-topic": "an input topic of the streams application",

@@ -21,7 +21,13 @@ from kafka_groups.cli.options import (
     watch_interval,
 )
 from kafka_groups.cli.runner import perform
-from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt, SkipActiveOpt, ToGroupOpt
+from kafka_groups.cli.select_options import (
+    AllowNonAtomicOpt,
+    ExcludeGroupOpt,
+    GroupPatternOpt,
+    SkipActiveOpt,
+    ToGroupOpt,
+)
 from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
 from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
 from kafka_groups.commands.describe_streams import DescribeStreamsRequest
@@ -158,6 +164,7 @@ def reset_command(
         ),
     ] = False,
     backup_dir: BackupDirOpt = None,
+    allow_non_atomic: AllowNonAtomicOpt = False,
     output: OutputOpt = OutputFormat.AUTO,
     debug: DebugOpt = False,
 ) -> None:
@@ -202,6 +209,7 @@ def reset_command(
         group_patterns=tuple(group_pattern or ()),
         exclude_groups=tuple(exclude_group or ()),
         skip_active=skip_active,
+        allow_non_atomic=allow_non_atomic,
     )
     perform(request)
 

@@ -24,51 +24,93 @@ from kafka_groups.commands.guard import (
 )
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION
 from kafka_groups.core.reset_plan import Plan, ResetResult, reset_failure
-from kafka_groups.errors import CliError, ClusterError, TopicCommandError
+from kafka_groups.errors import CliError, ClusterError, PartialFailure, TopicCommandError
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.commands import reset_commit
 
 
 def apply_reset(
-    access: KafkaAccess, result: ResetResult, connection: ConnectionArgs, backup_dir: str | None
+    access: KafkaAccess,
+    result: ResetResult,
+    connection: ConnectionArgs,
+    backup_dir: str | None,
+    allow_non_atomic: bool = False,
 ) -> ResetResult:
-    """Back up, announce, re-check, commit, read back and classify (see commands.guard)."""
-    from kafka_groups.access.cluster import COMMIT_THROUGH_PROTOCOL_ABOVE
+    """Back up, announce, re-check, commit, read back and classify (see commands.guard). The
+    commit takes the route that keeps each group's reset all-or-nothing (commands.reset_commit);
+    a group too large for one commit whose transaction the cluster refuses stops the reset
+    before anything is written, unless ``allow_non_atomic``."""
+    from kafka_groups.commands import reset_commit
 
     plan = result.plan
     targets = plan.targets
     replaced = {g: {tp: o for tp, o in plan.current.get(g, {}).items() if tp in targets[g]} for g in targets}
     tool = "kafka-streams-groups" if result.streams else "kafka-consumer-groups"
     groups = sorted(targets)
+    routes = reset_commit.route(access, targets, allow_non_atomic, access.settings.timeout_ms)
     fault_point("before-backup")
     backup = save_backup("reset", replaced, backup_dir)
     fault_point("after-backup")
     undo = undo_command(backup, groups, connection, tool) if backup else None
+    if undo and routes.non_atomic:
+        undo = reset_commit.undo_non_atomic(undo)
     if backup:
-        announce(undo_hint("this reset replaced", backup, groups, connection, tool))
-    many = sum(len(o) for o in targets.values()) > COMMIT_THROUGH_PROTOCOL_ABOVE
+        hint = undo_hint("this reset replaced", backup, groups, connection, tool)
+        announce(reset_commit.undo_non_atomic(hint) if routes.non_atomic else hint)
     recheck(access, plan)
+    journal = None
+    if routes.non_atomic:
+        journal = reset_commit.journal_path(backup, backup_dir, groups)
+        reset_commit.start_journal(journal)
+    answered: list[reset_commit.Committed] = []
+
+    def send() -> reset_commit.Committed:
+        answered.append(reset_commit.commit(access, routes, targets, plan, result.streams, journal))
+        return answered[-1]
+
     sent = Write(
         access,
-        send=lambda: access.alter_offsets(targets, many=many),
-        read_back=lambda reader: reader.committed_positions(list(targets)),
-        in_doubt=lambda answer: any(answer.values()),
+        send=send,
+        read_back=lambda reader: reset_commit.read_back(
+            reader, routes, targets, answered[-1] if answered else None
+        ),
+        in_doubt=lambda answer: answer.in_doubt(),
         verify_always=True,
     ).run()
     units: dict[str, Landed] = {}
     reasons: dict[str, str] = {}
     failed: list[tuple[str, str]] = []
     notes: list[str] = []
+    partly: list[str] = []  # --allow-non-atomic groups some of whose steps landed
+    answer = sent.answer
     for group, offsets in targets.items():
-        error = sent.send_error or (sent.answer or {}).get(group)
+        error = sent.send_error or (answer.errors.get(group) if answer is not None else None)
         after = None
         if sent.state is not None:
             after = {tp: o for tp, o in sent.state.get(group, {}).items() if tp in offsets}
         # A commit the broker acknowledged has landed, whether or not the read-back answered.
         landed = Landed.DONE if after is None and error is None else classify(after, replaced[group], offsets)
+        if answer is not None and group in answer.aborted and landed is not Landed.DONE:
+            landed = Landed.NOT_APPLIED  # its commit was never sent: it cannot take effect
+        if group in routes.steps and landed is Landed.UNKNOWN and after is not None:
+            took = sum(1 for tp, o in offsets.items() if after.get(tp) == o and replaced[group].get(tp) != o)
+            partly.append(group)
+            units[group] = Landed.NOT_APPLIED
+            failed.append(
+                (
+                    group,
+                    f"partly applied, not atomic: {took:,} of {len(offsets):,} partitions took their new "
+                    f"offsets ({error or 'the read-back shows a mix'}); the steps that landed are in "
+                    f"{journal}, and the undo puts the group back",
+                )
+            )
+            continue
         units[group] = landed
+        if landed is Landed.DONE and group in routes.chunks:
+            notes.append(_route_note(group, routes, len(offsets), journal))
         if landed is Landed.DONE and after is None:
             notes.append(
                 f"Note: the broker acknowledged the reset of group '{group}'; reading it back "
@@ -91,6 +133,8 @@ def apply_reset(
                 f" and {len(wrong) - MOVED_NAMED} more" if len(wrong) > MOVED_NAMED else ""
             )
         reasons[group] = error or sent.read_error or ""
+        if group in routes.hoping:
+            reasons[group] += f"; {routes.hoping[group]}"
         if landed is Landed.NOT_APPLIED:
             failed.append((group, f"not applied, nothing changed ({reasons[group]})"))
         else:
@@ -116,7 +160,28 @@ def apply_reset(
     )
     # Outcome unknown (exit 4, with the check and the undo) when any unit's is.
     unknown = verdict.failure() if verdict.units_in(Landed.UNKNOWN) else None
-    return replace(applied, error=unknown or reset_failure(applied))
+    failure = unknown or reset_failure(applied)
+    if partly and failure is not None and not isinstance(failure, PartialFailure):
+        failure = PartialFailure(failure.message)  # part of a group changed: never "nothing changed"
+    return replace(applied, error=failure)
+
+
+def _route_note(group: str, routes: reset_commit.Routes, partitions: int, journal: str | None) -> str:
+    """What a reset too large for one commit did instead, said after it."""
+    from kafka_groups.commands import reset_commit
+
+    parts = len(routes.chunks[group])
+    why = (
+        f"{partitions:,} partitions, more than one batch of __consumer_offsets holds "
+        f"(max.message.bytes {reset_commit.limit_text(routes)})"
+    )
+    if group in routes.steps:
+        return (
+            f"Note: group '{group}' ({why}) was committed in {parts} steps, not atomically "
+            f"({reset_commit.NON_ATOMIC_FLAG}; the cluster refused the transaction: "
+            f"{routes.refused[group]}); the steps are recorded in {journal}."
+        )
+    return f"Note: group '{group}' ({why}) was committed in one transaction of {parts} parts."
 
 
 def recheck(access: KafkaAccess, plan: Plan) -> None:

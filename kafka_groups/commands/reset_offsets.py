@@ -63,6 +63,7 @@ class ResetOffsetsRequest:
     group_patterns: tuple[str, ...] = ()  # --group-pattern
     exclude_groups: tuple[str, ...] = ()  # --exclude-group
     skip_active: bool = False  # --skip-active
+    allow_non_atomic: bool = False  # --allow-non-atomic: commit in steps where a transaction is refused
 
     @property
     def selection(self) -> GroupSelection:
@@ -166,5 +167,5 @@ class ResetOffsetsRequest:
             # Loaded here: a dry run, and an --execute with no group to reset, load no write guard.
             from kafka_groups.commands.reset_apply import apply_reset
 
-            result = apply_reset(access, result, self.connection, self.backup_dir)
+            result = apply_reset(access, result, self.connection, self.backup_dir, self.allow_non_atomic)
         return Outcome(result, self.output, warnings, failure=result.error, shown=early)
