@@ -109,6 +109,11 @@ def route(
     for group in large:
         records = list(commit_records(group, targets[group]))
         if fits(records, limit):
+            if routes.unread is not None:  # said if the broker refuses the commit after all
+                routes.hoping[group] = (
+                    f"a commit of {len(records):,} partitions may be larger than one batch of "
+                    f"__consumer_offsets: {routes.unread}"
+                )
             continue
         routes.chunks[group] = chunks(records, limit)
         try:
