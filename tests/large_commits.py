@@ -51,6 +51,7 @@ def offsets_limit(bootstrap: str, value: int = LIMIT, probe: int = 600) -> Itera
     after), once the group coordinator applies it: a commit of ``probe`` offsets is refused.
     Yields the probe topic (``probe`` partitions, no records)."""
     topic = create_topic(bootstrap, f"probe-{time.monotonic_ns()}", partitions=probe)
+    commit_offsets(bootstrap, f"probe-{time.monotonic_ns()}", {(topic, 0): 0})  # the offsets topic exists
     set_offsets_limit(bootstrap, value)
     try:
         deadline = time.monotonic() + 60

@@ -225,7 +225,11 @@ def _in_transaction(
         result.errors[group] = result.aborted[group] = exc.message
         return
     except ClusterError as exc:  # sent, and not answered: the read-back decides
-        result.errors[group] = f"{exc.message} (the transaction '{txn.transactional_id}')"
+        result.errors[group] = (
+            f"the commit of the transaction '{txn.transactional_id}' was not answered ({exc.message}); "
+            "its offsets appear all at once if it committed, or never if the cluster aborts it, within "
+            f"{txn.timeout_ms // 1000} s"
+        )
         return
     result.errors[group] = None
 
