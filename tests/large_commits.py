@@ -9,7 +9,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, TopicPartition
-from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    ConfigSource,
+    ResourceType,
+)
 
 from tests.kafka_helpers import commit_offsets, committed, create_topic
 
@@ -45,22 +52,37 @@ def refused_whole(bootstrap: str, probe_topic: str, partitions: int) -> bool:
     return any(tp.error is not None for tp in result.topic_partitions)
 
 
+def offsets_limit_set(bootstrap: str) -> int | None:
+    """The max.message.bytes set on __consumer_offsets (None: the broker's default applies)."""
+    client = AdminClient({"bootstrap.servers": bootstrap})
+    resource = ConfigResource(ResourceType.TOPIC, "__consumer_offsets")
+    entries = next(iter(client.describe_configs([resource]).values())).result(timeout=30)
+    entry = entries["max.message.bytes"]
+    return int(entry.value) if entry.source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value else None
+
+
 @contextmanager
-def offsets_limit(bootstrap: str, value: int = LIMIT, probe: int = 600) -> Iterator[str]:
-    """__consumer_offsets limited to ``value`` bytes while the block runs (back to the default
-    after), once the group coordinator applies it: a commit of ``probe`` offsets is refused.
-    Yields the probe topic (``probe`` partitions, no records)."""
+def offsets_limit(bootstrap: str, value: int | None = LIMIT, probe: int = 600) -> Iterator[str]:
+    """__consumer_offsets limited to ``value`` bytes (None: the broker's default) while the block
+    runs, and as it was after; each time once the group coordinator applies it: a commit of
+    ``probe`` offsets is refused whole (or taken, at the default). Yields the probe topic
+    (``probe`` partitions, no records)."""
     topic = create_topic(bootstrap, f"probe-{time.monotonic_ns()}", partitions=probe)
     commit_offsets(bootstrap, f"probe-{time.monotonic_ns()}", {(topic, 0): 0})  # the offsets topic exists
-    set_offsets_limit(bootstrap, value)
+    before = offsets_limit_set(bootstrap)
+    _apply(bootstrap, value, topic, probe)
     try:
-        deadline = time.monotonic() + 60
-        while not refused_whole(bootstrap, topic, probe):
-            assert time.monotonic() < deadline, "the lowered max.message.bytes never applied"
-            time.sleep(0.5)
         yield topic
     finally:
-        set_offsets_limit(bootstrap, None)
+        _apply(bootstrap, before, topic, probe)
+
+
+def _apply(bootstrap: str, value: int | None, topic: str, probe: int) -> None:
+    set_offsets_limit(bootstrap, value)
+    deadline = time.monotonic() + 60
+    while refused_whole(bootstrap, topic, probe) != (value is not None):
+        assert time.monotonic() < deadline, f"max.message.bytes {value} never applied"
+        time.sleep(0.5)
 
 
 def commit_in_slices(bootstrap: str, group: str, offsets: dict[tuple[str, int], int]) -> None:

@@ -133,6 +133,33 @@ def test_to_group_copies_a_group_beyond_one_batch(broker, big, ours, tmp_path):
     assert committed(bs, target) == old
 
 
+def test_a_streams_group_beyond_one_batch(broker, big, ours, tmp_path):
+    """A streams group (a real Kafka Streams app, stopped: Empty) takes the transaction too; its
+    undo, with kafka-streams-groups, as well. The app commits under the broker's default limit."""
+    from tests.streams_helpers import make_groups
+
+    bs = broker.bootstrap
+    count = 220
+    inputs = create_topic(bs, unique("lr-s-in"), partitions=count)
+    output = create_topic(bs, unique("lr-s-out"), partitions=1)
+    produce_n(bs, inputs, dict.fromkeys(range(count), 2))
+    app = unique("lr-s")
+    old = {(inputs, p): 2 for p in range(count)}
+    with offsets_limit(bs, None, probe=count):  # the app's commits, with their metadata, need more
+        make_groups(bs, [app], [inputs], output, old)
+    result = ours("kafka-streams-groups", "--bootstrap-server", bs, "--group", app, "--reset-offsets",
+                  "--input-topic", inputs, "--to-earliest", "--execute", "--timeout", TOOL_TIMEOUT_MS,
+                  "--backup-dir", str(tmp_path))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert f"Note: group '{app}' ({count} partitions, more than one batch" in result.stderr
+    assert {tp: o for tp, o in committed(bs, app).items() if tp[0] == inputs} == dict.fromkeys(old, 0)
+    undo = _undo(result.stderr)
+    assert undo[0] == "kafka-streams-groups"
+    restored = ours(*undo, "--timeout", TOOL_TIMEOUT_MS)
+    assert restored.returncode == 0, restored.stderr
+    assert {tp: o for tp, o in committed(bs, app).items() if tp[0] == inputs} == old
+
+
 # -- the group checked again before the commit ---------------------------------------------------
 
 
