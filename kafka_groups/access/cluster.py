@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from kafka_groups.access.commits import COMMIT_THROUGH_PROTOCOL_ABOVE, CommitsAccess
 from kafka_groups.access.decode import _consumer_group, _partition_states, _streams_group
 from kafka_groups.access.offsets import OffsetsAccess
+from kafka_groups.access.partition_reads import PartitionReads
 from kafka_groups.access.streams import StreamsAccess
-from kafka_groups.access.topics import TopicsAccess
 from kafka_groups.access.transactions import TransactionsAccess
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-class KafkaAccess(TopicsAccess, StreamsAccess, OffsetsAccess, CommitsAccess, TransactionsAccess):
+class KafkaAccess(PartitionReads, StreamsAccess, OffsetsAccess, CommitsAccess, TransactionsAccess):
     """Batched reads and writes against one cluster."""
 
     def committed_offsets_on(self, topics: set[str]) -> dict[str, tuple[str, list[TopicPartition]]]:

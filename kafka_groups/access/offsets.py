@@ -4,7 +4,7 @@ timestamp (ListOffsets)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.connection import Connection
@@ -63,18 +63,31 @@ class OffsetsAccess(Connection):
             for group, topics in self._fetched_offsets(group_ids).items()
         }
 
-    def committed_positions(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, int]]:
+    def committed_positions(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, int]]:
         """Every committed offset of each group, the offsets alone: what a reset plans, backs
-        up, checks again before its commit and reads back (10,000 partitions, three times)."""
-        return {
-            group: {
-                (topic.name, p.partition_index): p.committed_offset
-                for topic in topics
-                for p in topic.partitions
-                if p.committed_offset >= 0
-            }
-            for group, topics in self._fetched_offsets(group_ids).items()
-        }
+        up, checks again before its commit and reads back (10,000 partitions, three times).
+        A group of thousands of partitions comes as a compact table (core/offset_table.py)."""
+        from kafka_groups.core.reset import COMPACT_ABOVE
+
+        found: dict[str, Mapping[TopicPartition, int]] = {}
+        for group, topics in self._fetched_offsets(group_ids).items():
+            if sum(len(topic.partitions) for topic in topics) <= COMPACT_ABOVE:
+                found[group] = {
+                    (topic.name, p.partition_index): p.committed_offset
+                    for topic in topics
+                    for p in topic.partitions
+                    if p.committed_offset >= 0
+                }
+                continue
+            from kafka_groups.core.offset_table import OffsetTable
+
+            table = found[group] = OffsetTable()
+            for topic in topics:
+                name = topic.name
+                for p in topic.partitions:
+                    if p.committed_offset >= 0:
+                        table.put((name, p.partition_index), p.committed_offset)
+        return found
 
     def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:
         """The group's committed offsets with the metadata string each was committed with."""

@@ -29,6 +29,7 @@ producer would need a consumer of the group for its metadata and a second client
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -352,40 +353,43 @@ class TransactionsAccess(Connection):
 
     # -- the stable read -------------------------------------------------------------------
     def committed_stable(
-        self, partitions: dict[str, list[TopicPartition]]
-    ) -> dict[str, dict[TopicPartition, int]]:
+        self, partitions: Mapping[str, Iterable[TopicPartition]]
+    ) -> dict[str, Mapping[TopicPartition, int]]:
         """The committed offsets of the named partitions of each group, read as a consumer
         that waits for transactions reads them (OffsetFetch with require_stable): a partition
         a transaction holds offsets for answers UNSTABLE_OFFSET_COMMIT until the transaction
         ends; that is asked again until ``--timeout``, then named. A partition without a
-        committed offset is left out."""
-        if not any(partitions.values()):
-            return {g: {} for g in partitions}
-        groups = [g for g, tps in partitions.items() if tps]
-        found: dict[str, dict[TopicPartition, int]] = self._via_protocol(
+        committed offset is left out; the offsets come as compact tables."""
+        groups = list(partitions)
+        found: dict[str, Mapping[TopicPartition, int]] = self._via_protocol(
             "reading the committed offsets back",
             self._run,
             self._stable_fetch,
             partitions,
             on_retry=lambda _missing: self._forget_coordinators(groups),
         )
-        return {g: found.get(g, {}) for g in partitions}
+        return found
 
     async def _stable_fetch(
-        self, partitions: dict[str, list[TopicPartition]]
-    ) -> dict[str, dict[TopicPartition, int]]:
+        self, partitions: Mapping[str, Iterable[TopicPartition]]
+    ) -> dict[str, Mapping[TopicPartition, int]]:
         from kafka.errors import for_code
         from kafka.protocol.consumer.group import OffsetFetchRequest
 
+        from kafka_groups.core.offset_table import OffsetTable
+
         group_type = OffsetFetchRequest.OffsetFetchRequestGroup
         topic_type = group_type.OffsetFetchRequestTopics
-        found: dict[str, dict[TopicPartition, int]] = {}
-        groups = [g for g, tps in partitions.items() if tps]
-        coordinators = await self._coordinators_of(groups)
+        found: dict[str, Mapping[TopicPartition, int]] = {}
+        groups = list(partitions)
+        coordinators = await self._coordinators_of(groups) if groups else {}
         for group in groups:
             by_topic: dict[str, list[int]] = {}
             for topic, partition in partitions[group]:
                 by_topic.setdefault(topic, []).append(partition)
+            if not by_topic:
+                found[group] = {}
+                continue
             topics = [topic_type(name=t, partition_indexes=ps) for t, ps in by_topic.items()]
             request = OffsetFetchRequest(
                 groups=[group_type(group_id=group, topics=topics)],
@@ -393,6 +397,7 @@ class TransactionsAccess(Connection):
                 min_version=8,
                 max_version=8,
             )
+            del by_topic, topics
             response = await self._answer(
                 self._protocol.manager.send(request, node_id=coordinators[group]), _coordinator_of([group])
             )
@@ -402,9 +407,10 @@ class TransactionsAccess(Connection):
                 raise Unavailable(_coordinator_of([group]), _protocol_error(code).name)
             if code:
                 raise for_code(code)(f"OffsetFetchResponse failed for group '{group}'.")
-            held: dict[TopicPartition, int] = {}
+            held = OffsetTable()
             pending = 0
             for topic in answer.topics:
+                name = topic.name
                 for p in topic.partitions:
                     if p.error_code == UNSTABLE_OFFSET_COMMIT:
                         pending += 1
@@ -413,7 +419,7 @@ class TransactionsAccess(Connection):
                             f"OffsetFetchResponse failed for partition {p.partition_index}"
                         )
                     elif p.committed_offset >= 0:
-                        held[(topic.name, p.partition_index)] = p.committed_offset
+                        held.put((name, p.partition_index), p.committed_offset)
             if pending:
                 raise Unavailable(
                     f"the committed offsets of group '{group}'",

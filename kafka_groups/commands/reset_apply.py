@@ -23,6 +23,7 @@ from kafka_groups.commands.guard import (
     name_some,
 )
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION
+from kafka_groups.core.offset_table import subset
 from kafka_groups.core.reset_plan import Plan, ResetResult, reset_failure
 from kafka_groups.errors import CliError, ClusterError, PartialFailure, TopicCommandError
 from kafka_groups.settings import ConnectionArgs
@@ -47,7 +48,7 @@ def apply_reset(
 
     plan = result.plan
     targets = plan.targets
-    replaced = {g: {tp: o for tp, o in plan.current.get(g, {}).items() if tp in targets[g]} for g in targets}
+    replaced = {g: subset(plan.current.get(g, {}), targets[g]) for g in targets}
     tool = "kafka-streams-groups" if result.streams else "kafka-consumer-groups"
     groups = sorted(targets)
     routes = reset_commit.route(access, targets, allow_non_atomic, access.settings.timeout_ms)
@@ -90,7 +91,7 @@ def apply_reset(
         error = sent.send_error or (answer.errors.get(group) if answer is not None else None)
         after = None
         if sent.state is not None:
-            after = {tp: o for tp, o in sent.state.get(group, {}).items() if tp in offsets}
+            after = subset(sent.state.get(group, {}), offsets)
         # A commit the broker acknowledged has landed, whether or not the read-back answered.
         landed = Landed.DONE if after is None and error is None else classify(after, replaced[group], offsets)
         if answer is not None and group in answer.aborted and landed is not Landed.DONE:

@@ -77,9 +77,9 @@ class Routes:
     refused: dict[str, str] = field(default_factory=dict)  # why a step-by-step group has no transaction
     journal: str | None = None  # the steps' journal, once started
 
-    def single(self, targets: Mapping[str, Offsets]) -> dict[str, dict[TopicPartition, int]]:
+    def single(self, targets: Mapping[str, Offsets]) -> dict[str, Offsets]:
         """The groups committed in one OffsetCommit each."""
-        return {g: dict(o) for g, o in targets.items() if g not in self.chunks}
+        return {g: o for g, o in targets.items() if g not in self.chunks}
 
     @property
     def non_atomic(self) -> bool:
@@ -271,12 +271,14 @@ def _in_steps(
 ) -> None:
     """--allow-non-atomic: one OffsetCommit per step, in order, each recorded in the journal
     once acknowledged; the first step that fails stops the group."""
+    from kafka_groups.access.cluster import COMMIT_THROUGH_PROTOCOL_ABOVE
+
     result.steps[group] = 0
     for number, run in enumerate(runs):
         if number:
             fault_point("between-chunks")
         step = {tp: offsets[tp] for tp in run}
-        error = access.alter_offsets({group: step}, many=len(step) > 2000).get(group)
+        error = access.alter_offsets({group: step}, many=len(step) > COMMIT_THROUGH_PROTOCOL_ABOVE).get(group)
         if error is not None:
             result.errors[group] = (
                 f"step {number + 1} of {len(runs)} failed ({error}); {number} step(s) before it landed"
@@ -357,12 +359,12 @@ def limit_text(routes: Routes) -> str:
 
 def read_back(
     reader: KafkaAccess, routes: Routes, targets: Mapping[str, Offsets], sent: Committed | None
-) -> dict[str, dict[TopicPartition, int]]:
+) -> dict[str, Offsets]:
     """What each group holds after the commit. A transaction whose commit was sent is read as
     its consumers read it (stable: its offsets become visible when the cluster has written the
     commit to the group, a moment after EndTxn answers); every other group as the plan read it."""
     aborted = sent.aborted if sent is not None else {}
-    stable = {g: list(targets[g]) for g in routes.transactions if g not in aborted}
+    stable = {g: targets[g] for g in routes.transactions if g not in aborted}
     plain = [g for g in targets if g not in stable]
     state = reader.committed_positions(plain) if plain else {}
     if stable:

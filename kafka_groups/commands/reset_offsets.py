@@ -148,7 +148,7 @@ class ResetOffsetsRequest:
 
             # Many groups or whole topics take a while to plan: a spinner on a terminal only.
             with working("Planning the reset…", enabled=self.selection.many):
-                snapshot = gather(access, request, self.selection, wants_detail(self.output))
+                snapshot = gather(access, request, self.selection, wants_detail(self.output), self.export)
             plan = plan_reset(request, snapshot)
             warnings += snapshot.notices
             result = ResetResult(

@@ -90,9 +90,10 @@ class Plan:
     source: str | None = None  # --to-group: the group copied from
 
     @property
-    def targets(self) -> dict[str, dict[TopicPartition, int]]:
-        """The offsets to commit, per group with any."""
-        return {p.group: dict(p.offsets) for p in self.groups if p.offsets}
+    def targets(self) -> dict[str, Offsets]:
+        """The offsets to commit, per group with any (the plan's own, not copies: a plan of
+        100,000 partitions is held once)."""
+        return {p.group: p.offsets for p in self.groups if p.offsets}
 
 
 # -- the steps, each pure; the gathering calls them to know what to read next -------------
@@ -272,7 +273,7 @@ def plan_reset(request: ResetRequest, snapshot: Snapshot) -> Plan:
     return Plan(
         groups=tuple(order_groups(plans)),
         refused=refused,
-        current={g: dict(snapshot.committed.get(g, {})) for g in allowed},
+        current={g: snapshot.committed.get(g, {}) for g in allowed},
         starts=snapshot.starts,
         ends=snapshot.ends,
         outside=tuple(outside),

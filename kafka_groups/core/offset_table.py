@@ -1,0 +1,283 @@
+"""Offsets of many partitions, held compactly (pure).
+
+A reset of 100,000 partitions holds several maps from partition to offset at once: the
+committed offsets, the log starts and ends, the plan, what it replaces, what was read back. As
+dicts keyed by ``(topic, partition)`` tuples each costs about 150 bytes a partition (the tuple,
+its partition number, the offset, the dict entry); the tables here keep one array of 64-bit
+offsets per topic, indexed by partition, and a presence byte: 9 bytes a partition. They are
+read-only ``Mapping[TopicPartition, int]`` values to the code that takes them (the keys are
+made as they are iterated), so planning, rendering and the write guard take either.
+
+* :class:`OffsetTable` iterates topic by topic in partition order.
+* :class:`OrderedOffsets` keeps an order of its own (a plan's rows are in the Apache tool's
+  HashMap order): 8 more bytes a partition.
+* :class:`LeaderTable` is one topic's partition -> leader id, every partition present.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kafka_groups.core.describe import TopicPartition
+
+_ABSENT = 0
+_PRESENT = 1
+
+
+class OffsetTable(Mapping["TopicPartition", int]):
+    """``(topic, partition) -> offset``, one int64 array and one presence bytearray per topic.
+    Filled with :meth:`put` while it is built; a value handed on is not changed any more."""
+
+    __slots__ = ("_offsets", "_present", "_size")
+
+    def __init__(self, items: Iterable[tuple[TopicPartition, int]] = ()) -> None:
+        self._offsets: dict[str, array[int]] = {}
+        self._present: dict[str, bytearray] = {}
+        self._size = 0
+        for tp, offset in items:
+            self.put(tp, offset)
+
+    @classmethod
+    def of(cls, offsets: Mapping[TopicPartition, int]) -> OffsetTable:
+        """``offsets`` as a table (itself when it is one)."""
+        if isinstance(offsets, OffsetTable):
+            return offsets
+        return cls(offsets.items())
+
+    def put(self, tp: TopicPartition, offset: int) -> None:
+        topic, partition = tp
+        values = self._offsets.get(topic)
+        if values is None:
+            values = self._offsets[topic] = array("q")
+            self._present[topic] = bytearray()
+        present = self._present[topic]
+        if partition >= len(values):
+            grow = partition + 1 - len(values)
+            values.frombytes(bytes(8 * grow))
+            present.extend(bytes(grow))
+        if not present[partition]:
+            present[partition] = _PRESENT
+            self._size += 1
+        values[partition] = offset
+
+    __setitem__ = put
+
+    def __getitem__(self, tp: TopicPartition) -> int:
+        topic, partition = tp
+        present = self._present.get(topic)
+        if present is None or not 0 <= partition < len(present) or not present[partition]:
+            raise KeyError(tp)
+        return self._offsets[topic][partition]
+
+    def __contains__(self, tp: object) -> bool:
+        if not isinstance(tp, tuple) or len(tp) != 2:
+            return False
+        topic, partition = tp
+        present = self._present.get(topic)
+        return (
+            present is not None
+            and isinstance(partition, int)
+            and 0 <= partition < len(present)
+            and bool(present[partition])
+        )
+
+    def get(self, tp: TopicPartition, default: Any = None) -> Any:
+        topic, partition = tp
+        present = self._present.get(topic)
+        if present is None or not 0 <= partition < len(present) or not present[partition]:
+            return default
+        return self._offsets[topic][partition]
+
+    def __iter__(self) -> Iterator[TopicPartition]:
+        for topic, present in self._present.items():
+            for partition in _indexes(present):
+                yield topic, partition
+
+    def items(self) -> ItemsView[TopicPartition, int]:
+        return _Items(self)
+
+    def values(self) -> ValuesView[int]:
+        return _Values(self)
+
+    def _pairs(self) -> Iterator[tuple[TopicPartition, int]]:
+        for topic, present in self._present.items():
+            values = self._offsets[topic]
+            for partition in _indexes(present):
+                yield (topic, partition), values[partition]
+
+    def __len__(self) -> int:
+        return self._size
+
+    def topics(self) -> list[str]:
+        return [t for t, present in self._present.items() if any(present)]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, OffsetTable):
+            if self._size != other._size:
+                return False
+            return all(other.get(tp, _MISSING) == offset for tp, offset in self._pairs())
+        if isinstance(other, Mapping):
+            return len(other) == self._size and all(other.get(tp, _MISSING) == o for tp, o in self._pairs())
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"OffsetTable({dict(self._pairs())!r})"
+
+
+_MISSING = object()
+
+
+def _indexes(present: bytearray) -> Iterator[int]:
+    """The partitions marked present, in order (find() skips the absent runs in C)."""
+    index = present.find(_PRESENT)
+    while index >= 0:
+        yield index
+        index = present.find(_PRESENT, index + 1)
+
+
+class _Items(ItemsView["TopicPartition", int]):
+    _mapping: Any
+
+    def __iter__(self) -> Iterator[tuple[TopicPartition, int]]:
+        return self._mapping._pairs()  # type: ignore[no-any-return]
+
+
+class _Values(ValuesView[int]):
+    _mapping: Any
+
+    def __iter__(self) -> Iterator[int]:
+        return (offset for _, offset in self._mapping._pairs())
+
+
+class OrderedOffsets(Mapping["TopicPartition", int]):
+    """An :class:`OffsetTable` iterated in an order of its own: each key packed in one int64
+    (the topic's number and the partition)."""
+
+    __slots__ = ("_names", "_order", "_table")
+
+    def __init__(self, table: OffsetTable, order: Iterable[TopicPartition]) -> None:
+        self._table = table
+        numbers: dict[str, int] = {}
+        self._names: list[str] = []
+        self._order = array("q")
+        for topic, partition in order:
+            number = numbers.get(topic)
+            if number is None:
+                number = numbers[topic] = len(self._names)
+                self._names.append(topic)
+            self._order.append(number << 32 | partition)
+
+    def __getitem__(self, tp: TopicPartition) -> int:
+        return self._table[tp]
+
+    def __contains__(self, tp: object) -> bool:
+        return tp in self._table
+
+    def get(self, tp: TopicPartition, default: Any = None) -> Any:
+        return self._table.get(tp, default)
+
+    def __iter__(self) -> Iterator[TopicPartition]:
+        names = self._names
+        for packed in self._order:
+            yield names[packed >> 32], packed & 0xFFFFFFFF
+
+    def items(self) -> ItemsView[TopicPartition, int]:
+        return _Items(self)
+
+    def values(self) -> ValuesView[int]:
+        return _Values(self)
+
+    def _pairs(self) -> Iterator[tuple[TopicPartition, int]]:
+        names, table = self._names, self._table
+        for packed in self._order:
+            tp = (names[packed >> 32], packed & 0xFFFFFFFF)
+            yield tp, table[tp]
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @property
+    def table(self) -> OffsetTable:
+        return self._table
+
+    def __eq__(self, other: object) -> bool:
+        return self._table == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"OrderedOffsets({dict(self._pairs())!r})"
+
+
+class LeaderTable(Mapping[int, int]):
+    """One topic's ``partition -> leader id`` (-1: none), partitions 0 to n-1."""
+
+    __slots__ = ("_leaders",)
+
+    def __init__(self, leaders: Iterable[int] = ()) -> None:
+        self._leaders = array("i", leaders)
+
+    def set(self, partition: int, leader: int) -> None:
+        if partition >= len(self._leaders):
+            self._leaders.extend(array("i", [-1]) * (partition + 1 - len(self._leaders)))
+        self._leaders[partition] = leader
+
+    def __getitem__(self, partition: int) -> int:
+        if not 0 <= partition < len(self._leaders):
+            raise KeyError(partition)
+        return self._leaders[partition]
+
+    def __contains__(self, partition: object) -> bool:
+        return isinstance(partition, int) and 0 <= partition < len(self._leaders)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self._leaders)))
+
+    def __len__(self) -> int:
+        return len(self._leaders)
+
+    def __repr__(self) -> str:
+        return f"LeaderTable({list(self._leaders)!r})"
+
+
+def subset(
+    offsets: Mapping[TopicPartition, int], keys: Mapping[TopicPartition, object]
+) -> Mapping[TopicPartition, int]:
+    """The entries of ``offsets`` whose partition is in ``keys``: a dict, or a table when
+    there are many (``COMPACT_ABOVE`` of core/reset.py)."""
+    from kafka_groups.core.reset import COMPACT_ABOVE
+
+    if len(offsets) <= COMPACT_ABOVE and len(keys) <= COMPACT_ABOVE:
+        return {tp: o for tp, o in offsets.items() if tp in keys}
+    table = OffsetTable()
+    for tp, offset in offsets.items():
+        if tp in keys:
+            table.put(tp, offset)
+    return table
+
+
+def apache_order(keys: Iterable[TopicPartition], hash_of_topic: Any) -> list[TopicPartition]:
+    """``keys`` (distinct, in insertion order) in the iteration order of a Java
+    ``HashMap<TopicPartition, ...>`` they were put into (``javaorder.hashmap_order`` with
+    ``TopicPartition.hashCode``), computed on packed integers: for 100,000 partitions it holds
+    one int per key, not a dict of them. ``hash_of_topic``: Java ``String.hashCode``."""
+    listed = keys if isinstance(keys, list) else list(keys)
+    count = len(listed)
+    capacity = 16
+    while count > int(capacity * 0.75):
+        capacity *= 2
+    mask = capacity - 1
+    hashes: dict[str, int] = {}
+    packed = array("q")
+    for index, (topic, partition) in enumerate(listed):
+        base = hashes.get(topic)
+        if base is None:
+            base = hashes[topic] = hash_of_topic(topic)
+        h = (31 * (31 + partition) + base) & 0xFFFFFFFF
+        packed.append(((h ^ (h >> 16)) & mask) << 31 | index)
+    return [listed[key & 0x7FFFFFFF] for key in sorted(packed)]
