@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 # at most this many, all in flight together (10,000 partitions: 56 ms of librdkafka's time).
 LIST_OFFSETS_CALL = 250
 LOG = logging.getLogger(__name__)
+POSITIONS_GROUPS = 50  # groups per OffsetFetch of committed_positions
 NO_OFFSET_FOR_TIME = -1  # ListOffsets by timestamp: no record at or after it
 _LEADER = "\x00leader\x00"  # in a failure's words until _explain names the partition's leader
 # A partition or topic librdkafka's metadata does not have: librdkafka's own _UNKNOWN_PARTITION
@@ -66,27 +67,65 @@ class OffsetsAccess(Connection):
     def committed_positions(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, int]]:
         """Every committed offset of each group, the offsets alone: what a reset plans, backs
         up, checks again before its commit and reads back (10,000 partitions, three times).
-        A group of thousands of partitions comes as a compact table (core/offset_table.py)."""
+        Thousands of partitions in all come as compact tables (core/offset_table.py), each
+        answer turned into them as it arrives, in requests of at most ``POSITIONS_GROUPS``
+        groups: the decoded answers of 200,000 partitions never exist at once."""
+        if not group_ids:
+            return {}
+        found: dict[str, Mapping[TopicPartition, int]] = self._via_protocol(
+            "fetching committed offsets",
+            self._run,
+            self._positions,
+            group_ids,
+            needs=_describe_groups_acl(group_ids),
+            on_retry=lambda _missing: self._forget_coordinators(group_ids),
+        )
+        return found
+
+    async def _positions(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, int]]:
+        from kafka.errors import for_code
+
+        from kafka_groups.core.offset_table import OffsetTable
         from kafka_groups.core.reset import COMPACT_ABOVE
 
+        client = self._protocol
+        by_coordinator: dict[int, list[str]] = {}
+        for group_id, node in (await client.coordinators(group_ids)).items():
+            by_coordinator.setdefault(node, []).append(group_id)
         found: dict[str, Mapping[TopicPartition, int]] = {}
-        for group, topics in self._fetched_offsets(group_ids).items():
-            if sum(len(topic.partitions) for topic in topics) <= COMPACT_ABOVE:
-                found[group] = {
-                    (topic.name, p.partition_index): p.committed_offset
-                    for topic in topics
-                    for p in topic.partitions
-                    if p.committed_offset >= 0
-                }
-                continue
-            from kafka_groups.core.offset_table import OffsetTable
-
-            table = found[group] = OffsetTable()
-            for topic in topics:
-                name = topic.name
-                for p in topic.partitions:
-                    if p.committed_offset >= 0:
-                        table.put((name, p.partition_index), p.committed_offset)
+        total = 0
+        for node, ids in by_coordinator.items():
+            for start in range(0, len(ids), POSITIONS_GROUPS):
+                for asked, request in client.offset_fetch_requests(ids[start : start + POSITIONS_GROUPS]):
+                    response = await client.manager.send(request, node_id=node)
+                    if response.error_code:
+                        raise for_code(response.error_code)(
+                            f"OffsetFetchResponse failed for group '{asked}'."
+                        )
+                    for answer in response.groups if response.API_VERSION >= 8 else [response]:
+                        group_id = answer.group_id if response.API_VERSION >= 8 else asked
+                        if answer.error_code:
+                            raise for_code(answer.error_code)(
+                                f"OffsetFetchResponse failed for group '{group_id}'."
+                            )
+                        count = sum(len(t.partitions) for t in answer.topics)
+                        total += count
+                        held: dict[TopicPartition, int] | OffsetTable = (
+                            OffsetTable() if total > COMPACT_ABOVE else {}
+                        )
+                        for topic in answer.topics:
+                            name = topic.name
+                            for p in topic.partitions:
+                                if p.error_code:
+                                    raise for_code(p.error_code)(
+                                        f"OffsetFetchResponse failed for partition {p.partition_index}"
+                                    )
+                                if p.committed_offset >= 0:
+                                    held[(name, p.partition_index)] = p.committed_offset
+                        found[group_id] = held
+                    del response
+        if total > COMPACT_ABOVE:  # the groups read while the total was small, compact too
+            found = {g: OffsetTable.of(held) for g, held in found.items()}
         return found
 
     def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:

@@ -24,6 +24,7 @@ from kafka_groups.commands.guard import (
 )
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION
 from kafka_groups.core.offset_table import subset
+from kafka_groups.core.reset import COMPACT_ABOVE
 from kafka_groups.core.reset_plan import Plan, ResetResult, reset_failure
 from kafka_groups.errors import CliError, ClusterError, PartialFailure, TopicCommandError
 from kafka_groups.settings import ConnectionArgs
@@ -48,7 +49,8 @@ def apply_reset(
 
     plan = result.plan
     targets = plan.targets
-    replaced = {g: subset(plan.current.get(g, {}), targets[g]) for g in targets}
+    compact = sum(len(o) for o in targets.values()) > COMPACT_ABOVE
+    replaced = {g: subset(plan.current.get(g, {}), targets[g], compact) for g in targets}
     tool = "kafka-streams-groups" if result.streams else "kafka-consumer-groups"
     groups = sorted(targets)
     routes = reset_commit.route(access, targets, allow_non_atomic, access.settings.timeout_ms)

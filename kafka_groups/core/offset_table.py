@@ -49,47 +49,66 @@ class OffsetTable(Mapping["TopicPartition", int]):
 
     def put(self, tp: TopicPartition, offset: int) -> None:
         topic, partition = tp
+        present = self._present.get(topic)
+        if present is not None:
+            try:
+                if present[partition]:
+                    self._offsets[topic][partition] = offset
+                    return
+                if partition >= 0:
+                    present[partition] = _PRESENT
+                    self._offsets[topic][partition] = offset
+                    self._size += 1
+                    return
+            except IndexError:
+                pass
+        self._grow(topic, partition)
+        self._present[topic][partition] = _PRESENT
+        self._offsets[topic][partition] = offset
+        self._size += 1
+
+    def _grow(self, topic: str, partition: int) -> None:
+        if partition < 0:
+            raise KeyError((topic, partition))
         values = self._offsets.get(topic)
         if values is None:
             values = self._offsets[topic] = array("q")
             self._present[topic] = bytearray()
         present = self._present[topic]
-        if partition >= len(values):
-            grow = partition + 1 - len(values)
+        if partition >= len(present):
+            # Room for what follows too: partitions mostly come in order.
+            grow = max(partition + 1 - len(present), len(present) // 2, 16)
             values.frombytes(bytes(8 * grow))
             present.extend(bytes(grow))
-        if not present[partition]:
-            present[partition] = _PRESENT
-            self._size += 1
-        values[partition] = offset
 
     __setitem__ = put
 
     def __getitem__(self, tp: TopicPartition) -> int:
         topic, partition = tp
-        present = self._present.get(topic)
-        if present is None or not 0 <= partition < len(present) or not present[partition]:
-            raise KeyError(tp)
-        return self._offsets[topic][partition]
+        try:
+            if partition >= 0 and self._present[topic][partition]:
+                return self._offsets[topic][partition]
+        except (KeyError, IndexError, TypeError):
+            pass
+        raise KeyError(tp)
 
     def __contains__(self, tp: object) -> bool:
-        if not isinstance(tp, tuple) or len(tp) != 2:
+        topic: str
+        partition: int
+        try:
+            topic, partition = tp  # type: ignore[misc]
+            return partition >= 0 and bool(self._present[topic][partition])
+        except (KeyError, IndexError, TypeError, ValueError):
             return False
-        topic, partition = tp
-        present = self._present.get(topic)
-        return (
-            present is not None
-            and isinstance(partition, int)
-            and 0 <= partition < len(present)
-            and bool(present[partition])
-        )
 
     def get(self, tp: TopicPartition, default: Any = None) -> Any:
         topic, partition = tp
-        present = self._present.get(topic)
-        if present is None or not 0 <= partition < len(present) or not present[partition]:
-            return default
-        return self._offsets[topic][partition]
+        try:
+            if partition >= 0 and self._present[topic][partition]:
+                return self._offsets[topic][partition]
+        except (KeyError, IndexError, TypeError):
+            pass
+        return default
 
     def __iter__(self) -> Iterator[TopicPartition]:
         for topic, present in self._present.items():
@@ -158,19 +177,28 @@ class OrderedOffsets(Mapping["TopicPartition", int]):
     """An :class:`OffsetTable` iterated in an order of its own: each key packed in one int64
     (the topic's number and the partition)."""
 
-    __slots__ = ("_names", "_order", "_table")
+    __slots__ = ("_names", "_numbers", "_order", "_table")
 
-    def __init__(self, table: OffsetTable, order: Iterable[TopicPartition]) -> None:
-        self._table = table
-        numbers: dict[str, int] = {}
+    def __init__(self, table: OffsetTable | None = None, order: Iterable[TopicPartition] = ()) -> None:
+        self._table = OffsetTable() if table is None else table
+        self._numbers: dict[str, int] = {}
         self._names: list[str] = []
         self._order = array("q")
-        for topic, partition in order:
-            number = numbers.get(topic)
-            if number is None:
-                number = numbers[topic] = len(self._names)
-                self._names.append(topic)
-            self._order.append(number << 32 | partition)
+        for tp in order:
+            self._add_key(tp)
+
+    def _add_key(self, tp: TopicPartition) -> None:
+        topic, partition = tp
+        number = self._numbers.get(topic)
+        if number is None:
+            number = self._numbers[topic] = len(self._names)
+            self._names.append(topic)
+        self._order.append(number << 32 | partition)
+
+    def append(self, tp: TopicPartition, offset: int) -> None:
+        """A new last entry (``tp`` not in it yet: a plan file's rows, in their order)."""
+        self._table.put(tp, offset)
+        self._add_key(tp)
 
     def __getitem__(self, tp: TopicPartition) -> int:
         return self._table[tp]
@@ -245,14 +273,28 @@ class LeaderTable(Mapping[int, int]):
         return f"LeaderTable({list(self._leaders)!r})"
 
 
+def sorted_items(offsets: Mapping[TopicPartition, int]) -> Iterator[tuple[TopicPartition, int]]:
+    """``sorted(offsets.items())`` without the sorted list: a table's entries are in partition
+    order within each topic already."""
+    if isinstance(offsets, OffsetTable):
+        for topic in sorted(offsets._present):
+            values, present = offsets._offsets[topic], offsets._present[topic]
+            for partition in _indexes(present):
+                yield (topic, partition), values[partition]
+        return
+    yield from sorted(offsets.items())
+
+
 def subset(
-    offsets: Mapping[TopicPartition, int], keys: Mapping[TopicPartition, object]
+    offsets: Mapping[TopicPartition, int], keys: Mapping[TopicPartition, object], compact: bool | None = None
 ) -> Mapping[TopicPartition, int]:
     """The entries of ``offsets`` whose partition is in ``keys``: a dict, or a table when
-    there are many (``COMPACT_ABOVE`` of core/reset.py)."""
+    there are many (``COMPACT_ABOVE`` of core/reset.py) or ``compact`` says so."""
     from kafka_groups.core.reset import COMPACT_ABOVE
 
-    if len(offsets) <= COMPACT_ABOVE and len(keys) <= COMPACT_ABOVE:
+    if compact is None:
+        compact = len(offsets) > COMPACT_ABOVE or len(keys) > COMPACT_ABOVE
+    if not compact:
         return {tp: o for tp, o in offsets.items() if tp in keys}
     table = OffsetTable()
     for tp, offset in offsets.items():

@@ -147,9 +147,14 @@ COMPACT_ABOVE = 2000
 
 
 def plan_group(
-    group: str, spec: ResetSpec, partitions: Sequence[TopicPartition], data: PartitionOffsets
+    group: str,
+    spec: ResetSpec,
+    partitions: Sequence[TopicPartition],
+    data: PartitionOffsets,
+    compact: bool | None = None,
 ) -> GroupPlan:
-    """The new offsets for one group (the partitions come from the scope, in scope order)."""
+    """The new offsets for one group (the partitions come from the scope, in scope order).
+    ``compact``: held in a compact table (None: when the group has more than COMPACT_ABOVE)."""
     from kafka_groups.core.offset_table import OffsetTable
 
     s = spec.scenario
@@ -160,7 +165,7 @@ def plan_group(
     offsets: dict[TopicPartition, int] | OffsetTable = {}
     order: Iterable[TopicPartition] = scope  # the order the Apache tool puts them in its map
     requested_rows = len((spec.plan or {}).get(group, {})) if s is Scenario.FROM_FILE else 0
-    if max(len(scope), requested_rows) > COMPACT_ABOVE:
+    if compact or (compact is None and max(len(scope), requested_rows) > COMPACT_ABOVE):
         offsets = OffsetTable()
     if s is Scenario.FROM_FILE:
         requested = (spec.plan or {}).get(group, {})
@@ -263,7 +268,7 @@ def parse_plan(
     source: str,
     max_rows: int | None = None,
     skipped: dict[str, int] | None = None,
-) -> dict[str, dict[TopicPartition, int]]:
+) -> dict[str, Mapping[TopicPartition, int]]:
     """:func:`kafka_groups.core.plan_file.parse_plan`, limited by this module's
     :data:`MAX_PLAN_ROWS` unless ``max_rows`` is given."""
     limit = MAX_PLAN_ROWS if max_rows is None else max_rows

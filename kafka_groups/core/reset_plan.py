@@ -17,6 +17,7 @@ from kafka_groups.core.plan_file import few
 from kafka_groups.core.reset import (
     ALLOWED_STATES,
     BY_TIME,
+    COMPACT_ABOVE,
     GroupPlan,
     PartitionOffsets,
     ResetSpec,
@@ -260,6 +261,7 @@ def plan_reset(request: ResetRequest, snapshot: Snapshot) -> Plan:
     ]
     outside, more = leave_outside(request, snapshot, allowed, scope)
     instants = stamps(request, snapshot, allowed)
+    compact = len(every) > COMPACT_ABOVE  # a large plan, however many groups share it
     plans = []
     for group in allowed:
         spec = request.spec
@@ -269,7 +271,7 @@ def plan_reset(request: ResetRequest, snapshot: Snapshot) -> Plan:
             by_time = snapshot.by_time.get(instants[group], {})
         committed = snapshot.committed.get(group, {})
         data = PartitionOffsets(committed, snapshot.starts, snapshot.ends, by_time, snapshot.source)
-        plans.append(plan_group(group, spec, scope[group], data))
+        plans.append(plan_group(group, spec, scope[group], data, compact))
     return Plan(
         groups=tuple(order_groups(plans)),
         refused=refused,
