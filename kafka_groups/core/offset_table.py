@@ -29,13 +29,19 @@ _PRESENT = 1
 
 class OffsetTable(Mapping["TopicPartition", int]):
     """``(topic, partition) -> offset``, one int64 array and one presence bytearray per topic.
-    Filled with :meth:`put` while it is built; a value handed on is not changed any more."""
+    Filled with :meth:`put` while it is built; a value handed on is not changed any more.
 
-    __slots__ = ("_offsets", "_present", "_size")
+    A topic's arrays grow only as far as its entries fill them (twice their number, and 4,096
+    more): a partition number far beyond (a plan file's stray 2147483647) is kept in a dict
+    beside them, so that no row can make the table allocate gigabytes."""
+
+    __slots__ = ("_counts", "_offsets", "_present", "_size", "_sparse")
 
     def __init__(self, items: Iterable[tuple[TopicPartition, int]] = ()) -> None:
         self._offsets: dict[str, array[int]] = {}
         self._present: dict[str, bytearray] = {}
+        self._counts: dict[str, int] = {}  # entries per topic, dense and sparse
+        self._sparse: dict[str, dict[int, int]] = {}
         self._size = 0
         for tp, offset in items:
             self.put(tp, offset)
@@ -50,7 +56,7 @@ class OffsetTable(Mapping["TopicPartition", int]):
     def put(self, tp: TopicPartition, offset: int) -> None:
         topic, partition = tp
         present = self._present.get(topic)
-        if present is not None:
+        if present is not None and not self._sparse:
             try:
                 if present[partition]:
                     self._offsets[topic][partition] = offset
@@ -59,27 +65,42 @@ class OffsetTable(Mapping["TopicPartition", int]):
                     present[partition] = _PRESENT
                     self._offsets[topic][partition] = offset
                     self._size += 1
+                    self._counts[topic] += 1
                     return
             except IndexError:
                 pass
-        self._grow(topic, partition)
-        self._present[topic][partition] = _PRESENT
-        self._offsets[topic][partition] = offset
-        self._size += 1
+        self._put_slowly(topic, partition, offset)
 
-    def _grow(self, topic: str, partition: int) -> None:
+    def _put_slowly(self, topic: str, partition: int, offset: int) -> None:
         if partition < 0:
             raise KeyError((topic, partition))
-        values = self._offsets.get(topic)
-        if values is None:
-            values = self._offsets[topic] = array("q")
-            self._present[topic] = bytearray()
-        present = self._present[topic]
-        if partition >= len(present):
-            # Room for what follows too: partitions mostly come in order.
+        sparse = self._sparse.get(topic)
+        if sparse is not None and partition in sparse:
+            sparse[partition] = offset
+            return
+        present = self._present.get(topic)
+        if present is None:
+            present = self._present[topic] = bytearray()
+            self._offsets[topic] = array("q")
+            self._counts[topic] = 0
+        if partition < len(present):
+            if not present[partition]:
+                present[partition] = _PRESENT
+                self._size += 1
+                self._counts[topic] += 1
+            self._offsets[topic][partition] = offset
+            return
+        count = self._counts[topic]
+        if partition < 2 * count + 4096:  # dense enough: the arrays grow (with room to spare)
             grow = max(partition + 1 - len(present), len(present) // 2, 16)
-            values.frombytes(bytes(8 * grow))
+            self._offsets[topic].frombytes(bytes(8 * grow))
             present.extend(bytes(grow))
+            present[partition] = _PRESENT
+            self._offsets[topic][partition] = offset
+        else:
+            self._sparse.setdefault(topic, {})[partition] = offset
+        self._size += 1
+        self._counts[topic] = count + 1
 
     __setitem__ = put
 
@@ -90,6 +111,10 @@ class OffsetTable(Mapping["TopicPartition", int]):
                 return self._offsets[topic][partition]
         except (KeyError, IndexError, TypeError):
             pass
+        if self._sparse:
+            sparse = self._sparse.get(topic)
+            if sparse is not None and partition in sparse:
+                return sparse[partition]
         raise KeyError(tp)
 
     def __contains__(self, tp: object) -> bool:
@@ -97,9 +122,14 @@ class OffsetTable(Mapping["TopicPartition", int]):
         partition: int
         try:
             topic, partition = tp  # type: ignore[misc]
-            return partition >= 0 and bool(self._present[topic][partition])
+            if partition >= 0 and self._present[topic][partition]:
+                return True
         except (KeyError, IndexError, TypeError, ValueError):
-            return False
+            pass
+        if self._sparse and isinstance(tp, tuple) and len(tp) == 2:
+            sparse = self._sparse.get(tp[0])
+            return sparse is not None and tp[1] in sparse
+        return False
 
     def get(self, tp: TopicPartition, default: Any = None) -> Any:
         topic, partition = tp
@@ -108,12 +138,14 @@ class OffsetTable(Mapping["TopicPartition", int]):
                 return self._offsets[topic][partition]
         except (KeyError, IndexError, TypeError):
             pass
+        if self._sparse:
+            sparse = self._sparse.get(topic)
+            if sparse is not None and partition in sparse:
+                return sparse[partition]
         return default
 
     def __iter__(self) -> Iterator[TopicPartition]:
-        for topic, present in self._present.items():
-            for partition in _indexes(present):
-                yield topic, partition
+        return (tp for tp, _ in self._pairs())
 
     def items(self) -> ItemsView[TopicPartition, int]:
         return _Items(self)
@@ -122,16 +154,28 @@ class OffsetTable(Mapping["TopicPartition", int]):
         return _Values(self)
 
     def _pairs(self) -> Iterator[tuple[TopicPartition, int]]:
-        for topic, present in self._present.items():
-            values = self._offsets[topic]
+        for topic in self._present:
+            yield from self._topic_pairs(topic)
+
+    def _topic_pairs(self, topic: str) -> Iterator[tuple[TopicPartition, int]]:
+        """One topic's entries in partition order."""
+        values, present = self._offsets[topic], self._present[topic]
+        sparse = self._sparse.get(topic) if self._sparse else None
+        if not sparse:
             for partition in _indexes(present):
                 yield (topic, partition), values[partition]
+            return
+        import heapq
+
+        dense = ((p, values[p]) for p in _indexes(present))
+        for partition, offset in heapq.merge(dense, sorted(sparse.items())):
+            yield (topic, partition), offset
 
     def __len__(self) -> int:
         return self._size
 
     def topics(self) -> list[str]:
-        return [t for t, present in self._present.items() if any(present)]
+        return [t for t, count in self._counts.items() if count]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, OffsetTable):
@@ -278,9 +322,7 @@ def sorted_items(offsets: Mapping[TopicPartition, int]) -> Iterator[tuple[TopicP
     order within each topic already."""
     if isinstance(offsets, OffsetTable):
         for topic in sorted(offsets._present):
-            values, present = offsets._offsets[topic], offsets._present[topic]
-            for partition in _indexes(present):
-                yield (topic, partition), values[partition]
+            yield from offsets._topic_pairs(topic)
         return
     yield from sorted(offsets.items())
 

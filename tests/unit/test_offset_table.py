@@ -96,3 +96,27 @@ def test_a_large_plan_is_the_plan_a_dict_holds(scenario, count, seed):
     assert isinstance(compact.offsets, OrderedOffsets) == (len(scope) > saved)
     assert list(compact.offsets.items()) == list(plain.offsets.items())
     assert compact.warnings == plain.warnings
+
+
+@given(st.lists(st.tuples(st.tuples(topics, st.integers(0, 2**31 - 1)), st.integers(0, 10)), max_size=60))
+def test_a_stray_partition_number_does_not_grow_the_arrays(items):
+    table = OffsetTable(items)
+    expected = dict(items)
+    assert table == expected and len(table) == len(expected)
+    assert all(len(values) <= 2 * len(expected) + 4096 + 16 for values in table._offsets.values())
+    for tp in expected:
+        assert tp in table and table[tp] == expected[tp]
+    by_topic = [t for t, _ in dict.fromkeys((t, None) for (t, _p) in expected)]
+    assert list(table) == sorted(expected, key=lambda tp: (by_topic.index(tp[0]), tp[1]))
+
+
+def test_a_plan_file_in_hash_order_stays_exact():
+    rng = random.Random(7)
+    partitions = list(range(20_000))
+    rng.shuffle(partitions)
+    table = OffsetTable()
+    for p in partitions:
+        table.put(("t", p), p * 3)
+    table.put(("t", 5), 1)  # again: replaced wherever it is held
+    assert len(table) == 20_000 and table[("t", 5)] == 1
+    assert list(table.items()) == [(("t", p), 1 if p == 5 else p * 3) for p in range(20_000)]
