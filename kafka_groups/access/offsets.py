@@ -125,7 +125,7 @@ class OffsetsAccess(Connection):
                         found[group_id] = held
                     del response
         if total > COMPACT_ABOVE:  # the groups read while the total was small, compact too
-            found = {g: OffsetTable.of(held) for g, held in found.items()}
+            found = {g: OffsetTable.of(held).settle() for g, held in found.items()}
         return found
 
     def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:

@@ -126,7 +126,7 @@ class PartitionReads(TopicsAccess):
         kinds += [("start", EARLIEST, starts)] if earliest else []
         for kind, spec, target in kinds:
             self._list_offsets_into(asked, leaders, kind, spec, target)
-        return ends, starts
+        return ends.settle(), starts.settle()
 
     def offsets_for_time_of(
         self,
@@ -142,7 +142,7 @@ class PartitionReads(TopicsAccess):
         # Before 1970 means "from the first record": negative values are ListOffsets sentinels.
         asked = list(partitions)
         self._list_offsets_into(asked, leaders, "by-time", max(timestamp_ms, 0), found, empty_ok=True)
-        return found
+        return found.settle()
 
     def _list_offsets_into(
         self,

@@ -425,7 +425,7 @@ class TransactionsAccess(Connection):
                     f"the committed offsets of group '{group}'",
                     f"a transaction still holds {pending} of them: UNSTABLE_OFFSET_COMMIT",
                 )
-            found[group] = held
+            found[group] = held.settle()
         return found
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
+from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -177,10 +178,50 @@ class OffsetTable(Mapping["TopicPartition", int]):
     def topics(self) -> list[str]:
         return [t for t, count in self._counts.items() if count]
 
+    def settle(self) -> OffsetTable:
+        """Move what was kept beside the arrays into them where they are dense enough by now
+        (entries that came out of partition order: an OffsetFetch answer, a plan file in the
+        Apache order). Returns the table."""
+        for topic, sparse in list(self._sparse.items()):
+            if max(sparse) < 2 * self._counts[topic] + 4096:
+                present, values = self._present[topic], self._offsets[topic]
+                grow = max(sparse) + 1 - len(present)
+                if grow > 0:
+                    values.frombytes(bytes(8 * grow))
+                    present.extend(bytes(grow))
+                for partition, offset in sparse.items():
+                    present[partition] = _PRESENT
+                    values[partition] = offset
+                del self._sparse[topic]
+        return self
+
+    def masked(self, keys: OffsetTable) -> OffsetTable:
+        """The entries whose partition ``keys`` has too, array by array (both settled)."""
+        out = OffsetTable()
+        for topic, present in self._present.items():
+            other = keys._present.get(topic)
+            if other is None:
+                continue
+            width = min(len(present), len(other))
+            both = (
+                int.from_bytes(present[:width], "little") & int.from_bytes(other[:width], "little")
+            ).to_bytes(width, "little")
+            count = both.count(_PRESENT)
+            if count:
+                out._present[topic] = bytearray(both)
+                out._offsets[topic] = self._offsets[topic][:width]
+                out._counts[topic] = count
+                out._size += count
+        return out
+
     def __eq__(self, other: object) -> bool:
+        if isinstance(other, OrderedOffsets):
+            other = other.table
         if isinstance(other, OffsetTable):
             if self._size != other._size:
                 return False
+            if not self._sparse and not other._sparse:  # array by array, in C
+                return all(_same(self, other, topic) for topic in set(self._present) | set(other._present))
             return all(other.get(tp, _MISSING) == offset for tp, offset in self._pairs())
         if isinstance(other, Mapping):
             return len(other) == self._size and all(other.get(tp, _MISSING) == o for tp, o in self._pairs())
@@ -195,12 +236,21 @@ class OffsetTable(Mapping["TopicPartition", int]):
 _MISSING = object()
 
 
+def _same(a: OffsetTable, b: OffsetTable, topic: str) -> bool:
+    """One topic's entries equal in both (neither with entries beside its arrays)."""
+    pa, pb = a._present.get(topic, bytearray()), b._present.get(topic, bytearray())
+    width = max(len(pa), len(pb))
+    if pa.ljust(width, b"\0") != pb.ljust(width, b"\0"):
+        return False
+    empty: array[int] = array("q")
+    return list(compress(a._offsets.get(topic, empty), pa)) == list(
+        compress(b._offsets.get(topic, empty), pb)
+    )
+
+
 def _indexes(present: bytearray) -> Iterator[int]:
-    """The partitions marked present, in order (find() skips the absent runs in C)."""
-    index = present.find(_PRESENT)
-    while index >= 0:
-        yield index
-        index = present.find(_PRESENT, index + 1)
+    """The partitions marked present, in order (picked in C)."""
+    return compress(range(len(present)), present)
 
 
 class _Items(ItemsView["TopicPartition", int]):
@@ -338,6 +388,15 @@ def subset(
         compact = len(offsets) > COMPACT_ABOVE or len(keys) > COMPACT_ABOVE
     if not compact:
         return {tp: o for tp, o in offsets.items() if tp in keys}
+    source = offsets.table if isinstance(offsets, OrderedOffsets) else offsets
+    mask = keys.table if isinstance(keys, OrderedOffsets) else keys
+    if (
+        isinstance(source, OffsetTable)
+        and isinstance(mask, OffsetTable)
+        and not source.settle()._sparse
+        and not mask.settle()._sparse
+    ):
+        return source.masked(mask)
     table = OffsetTable()
     for tp, offset in offsets.items():
         if tp in keys:

@@ -189,6 +189,7 @@ class _Rows(dict[TopicPartition, int]):
 
 def _held(rows: MutableMapping[TopicPartition, int]) -> dict[TopicPartition, int] | OrderedOffsets:
     if isinstance(rows, _Rows) and rows.table is not None:
+        rows.table.table.settle()
         return rows.table
     return dict(rows)
 

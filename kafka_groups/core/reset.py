@@ -224,7 +224,7 @@ def plan_group(
         from kafka_groups.core.javaorder import string_hash
         from kafka_groups.core.offset_table import OrderedOffsets, apache_order
 
-        table = offsets
+        table = offsets.settle()
         planned = OrderedOffsets(table, apache_order([tp for tp in order if tp in table], string_hash))
     return GroupPlan(group, planned, tuple(warnings), tuple(fallback_order), tuple(uncopied))
 
