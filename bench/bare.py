@@ -55,7 +55,7 @@ def admin(bootstrap: str) -> Any:
 def protocol(bootstrap: str) -> Any:
     protocol_layer.prepare_messages()
     return protocol_layer.ProtocolClient(
-        {"bootstrap_servers": [bootstrap], "client_id": "bench-bare", "bootstrap_timeout_ms": 30_000}
+        {"bootstrap_servers": bootstrap.split(","), "client_id": "bench-bare", "bootstrap_timeout_ms": 30_000}
     )
 
 

@@ -1,5 +1,6 @@
-"""A local KRaft cluster of combined broker+controller nodes, for infra/kafka.py: `Cluster` (its
-state file, stopping and restarting nodes, formatting, launching and waiting for the JVMs)."""
+"""A local cluster, for infra/kafka.py: `Cluster` (its state file, stopping and restarting nodes,
+formatting, launching and waiting for the JVMs). KRaft clusters are combined broker+controller nodes;
+the lines before 3.3 run brokers on one ZooKeeper server (infra/zookeeper.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 
 from infra import security
+from infra import zookeeper as zk
 from infra.jars import (
     TOOL_JVM_OPTS,
     KafkaInfraError,
@@ -44,6 +46,9 @@ KILL_WAIT_S = 60.0
 STOP_GRACE_S = 30.0  # SIGTERM (controlled shutdown) -> SIGKILL
 STATE_FILE = "cluster.json"
 STARTED_MESSAGE = "Kafka Server started"  # logged by KafkaRaftServer once the broker is unfenced
+# Logged by a ZooKeeper-mode broker (KafkaServer) at the end of its start-up, as
+# "[KafkaServer id=1] started (kafka.server.KafkaServer)" in infra/log4j-broker.properties' layout.
+ZK_STARTED_MESSAGE = "] started (kafka.server.KafkaServer)"
 
 log = logging.getLogger("infra.kafka")
 
@@ -54,13 +59,14 @@ log = logging.getLogger("infra.kafka")
 
 @dataclass
 class Cluster:
-    """A running (or stopped) local KRaft cluster; its state is kept in `<workdir>/cluster.json`."""
+    """A running (or stopped) local cluster; its state is kept in `<workdir>/cluster.json`."""
 
     version: str
     workdir: Path
     cluster_id: str
     node_list: list[Node]
     secure: bool = False  # SASL/TLS listeners and the standard authorizer (infra/security.py)
+    zookeeper: zk.ZooKeeper | None = None  # the lines before 3.3; None: KRaft
     # Popen handles of the JVMs this Python process started, so that they get reaped.
     _procs: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -119,7 +125,15 @@ class Cluster:
             Node(n["node_id"], n["broker_port"], n["controller_port"], n.get("pid"), n.get("listeners", {}))
             for n in state["nodes"]
         ]
-        return cls(state["version"], workdir, state["cluster_id"], nodes, state.get("secure", False))
+        keeper = state.get("zookeeper")
+        return cls(
+            state["version"],
+            workdir,
+            state["cluster_id"],
+            nodes,
+            state.get("secure", False),
+            zk.ZooKeeper(keeper["port"], keeper.get("pid")) if keeper else None,
+        )
 
     def save(self) -> None:
         state = {
@@ -127,6 +141,7 @@ class Cluster:
             "cluster_id": self.cluster_id,
             "bootstrap": self.bootstrap,
             "secure": self.secure,
+            "zookeeper": {"port": self.zookeeper.port, "pid": self.zookeeper.pid} if self.zookeeper else None,
             "nodes": [
                 {
                     "node_id": n.node_id,
@@ -150,6 +165,7 @@ class Cluster:
         Removes the whole workdir, or with keep_logs=True everything but the nodes' logs.
         """
         self._terminate(self.node_list, grace=grace)
+        self._kill_zookeeper()
         _kill_strays(self.workdir)
         if keep_logs:
             (self.workdir / STATE_FILE).unlink(missing_ok=True)
@@ -189,7 +205,14 @@ class Cluster:
     def _kill_all(self) -> None:
         """SIGKILL every node at once: for clean-up after a failed start."""
         self._terminate(self.node_list, grace=0)
+        self._kill_zookeeper()
         _kill_strays(self.workdir)
+
+    def _kill_zookeeper(self) -> None:
+        """After the brokers (a broker stopping with controlled shutdown still talks to it)."""
+        if self.zookeeper is not None:
+            zk.kill(self.zookeeper, self.workdir, self._procs.get(0), KILL_WAIT_S)
+            self._procs.pop(0, None)
 
     def _signal(self, node: Node, signum: int) -> None:
         if node.pid is not None:
@@ -227,14 +250,27 @@ class Cluster:
         node_dir = self.node_dir(node.node_id)
         (node_dir / "logs").mkdir(parents=True, exist_ok=True)
         path = node_dir / "server.properties"
-        props = _server_properties(self.version, node, self.node_list, node_dir / "data")
+        keeper = self.zookeeper.connect if self.zookeeper is not None else None
+        props = _server_properties(self.version, node, self.node_list, node_dir / "data", keeper)
         if self.secure:
             props |= _secureproperties(self.material, node)
         path.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
         return path
 
+    def _start_zookeeper(self, libs: Path, timeout: float) -> None:
+        """Start the cluster's ZooKeeper server (from the broker's own jars) and wait until it listens."""
+        assert self.zookeeper is not None
+        zk.write_config(self.zookeeper, self.workdir)
+        # Key 0: node ids start at 1, so the server's Popen handle has a key of its own.
+        self._procs[0] = zk.launch(self.zookeeper, self.workdir, self.version, libs)
+        self.save()
+        zk.wait_ready(self.zookeeper, self._procs[0], self.workdir, timeout)
+
     def _format(self, libs: Path) -> None:
-        """Format every node's storage with the broker's own jars (kafka.tools.StorageTool), in parallel."""
+        """Format every node's storage with the broker's own jars (kafka.tools.StorageTool), in parallel.
+        A ZooKeeper cluster has nothing to format."""
+        if self.zookeeper is not None:
+            return
         jvm = [_java(), *TOOL_JVM_OPTS, *extra_jvm_opts(), _log_config_opt(self.version, "tools")]
         jvm += ["-cp", f"{libs}/*"]
         storage_format = ["kafka.tools.StorageTool", "format", "--cluster-id", self.cluster_id]
@@ -306,6 +342,7 @@ class Cluster:
             offsets = {node.node_id: 0 for node in nodes}
         deadline = time.monotonic() + timeout
         pending = list(nodes)
+        started = STARTED_MESSAGE if self.zookeeper is None else ZK_STARTED_MESSAGE
         while pending:
             for node in list(pending):
                 if not self._alive(node):
@@ -315,7 +352,7 @@ class Cluster:
                         f"Kafka {self.version} node {node.node_id} exited during startup{code}\n"
                         + self._log_tails([node], offsets)
                     )
-                if _log_has(self.server_log(node.node_id), offsets[node.node_id], STARTED_MESSAGE) and (
+                if _log_has(self.server_log(node.node_id), offsets[node.node_id], started) and (
                     _port_open(node.broker_port)
                 ):
                     pending.remove(node)

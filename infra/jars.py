@@ -17,6 +17,9 @@ from pathlib import Path
 
 KAFKA_VERSION = "4.3.1"
 COMPAT_VERSION = "3.9.2"
+# The older releases the compatibility tests run (tests/kafka/test_compat_*.py): scripts/setup fetches
+# their jars. 2.1 and 2.8 run on ZooKeeper, 3.6 in KRaft mode.
+COMPAT_LINES = ("2.1.1", "2.8.2", "3.6.2")
 
 INFRA_DIR = Path(__file__).resolve().parent
 REPO_ROOT = INFRA_DIR.parent
@@ -27,9 +30,22 @@ SPARK_JARS_DIR = REPO_ROOT / ".cache" / "spark"  # kafka_pipeline.session looks 
 # Release line (major.minor) -> the POM in infra/ that lists its jars. The exact version is passed to
 # Maven as -Dkafka.version, so any patch release of a listed line works.
 POMS = {"4.4": "pom-4.4.xml", "4.3": "pom.xml", "3.9": "pom-3.9.xml"}
+# The older lines the compatibility tests can start: only their broker jar (infra/pom-legacy.xml),
+# run beside the pinned release's Apache tools. 2.1 to 3.0 run on ZooKeeper, 3.3 and later in KRaft
+# mode (KRAFT_FROM). Lines not listed (2.2 to 2.7, 3.1, 3.2, 3.4, 3.5) would most likely start the
+# same way; they are left out because no one has tried them.
+LEGACY_LINES = ("2.1", "2.8", "3.0", "3.3", "3.6", "3.7", "3.8")
+LEGACY_POM = "pom-legacy.xml"
+KRAFT_FROM = (3, 3)  # the first line whose KRaft mode is production-ready (KIP-833)
+SCALA_213_FROM = (2, 4)  # Kafka publishes kafka_2.13 from 2.4; before it, kafka_2.12
+# Lines whose own ZooKeeper does not run on Java 17: the ZooKeeper (client in the broker, and server)
+# used instead. 2.1 depends on 3.4.13, whose client fails to connect on Java 14+
+# (UnresolvedAddressException); the broker runs unchanged on 3.5.9, the version 2.8 depends on.
+ZOOKEEPER_OVERRIDES = {"2.1": "3.5.9"}
 
 # Release lines whose kafka-tools / kafka-streams jars are not on Maven Central: their Apache tools
 # run from this release instead. Remove the entry once Central has them (see infra/pom-4.4.xml).
+# The older lines' brokers are always paired with the pinned release's tools (tools_version).
 TOOLS_FROM = {"4.4": "4.3.1"}
 
 # bin/kafka-run-class.sh defaults (KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS) for the CLI tools.
@@ -66,10 +82,36 @@ class KafkaInfraError(RuntimeError):
 def _line(version: str) -> str:
     parts = version.split(".")
     line = ".".join(parts[:2])
-    if len(parts) != 3 or not all(p.isdigit() for p in parts) or line not in POMS:
-        supported = ", ".join(f"{k}.x" for k in POMS)
+    if (
+        len(parts) != 3
+        or not all(p.isdigit() for p in parts)
+        or (line not in POMS and line not in LEGACY_LINES)
+    ):
+        supported = ", ".join(f"{k}.x" for k in (*POMS, *reversed(LEGACY_LINES)))
         raise KafkaInfraError(f"unsupported Kafka version {version!r} (supported lines: {supported})")
     return line
+
+
+def _line_tuple(version: str) -> tuple[int, int]:
+    major, minor = _line(version).split(".")
+    return int(major), int(minor)
+
+
+def is_zookeeper(version: str) -> bool:
+    """Whether infra.kafka runs a `version` broker on ZooKeeper (the lines before 3.3) rather than KRaft."""
+    return _line_tuple(version) < KRAFT_FROM
+
+
+def _maven_props(version: str) -> tuple[Path, dict[str, str]]:
+    """The POM listing a release's jars and the properties Maven gets for it."""
+    line = _line(version)
+    if line in POMS:
+        return INFRA_DIR / POMS[line], {"kafka.version": version}
+    scala = "2.13" if _line_tuple(version) >= SCALA_213_FROM else "2.12"
+    props = {"kafka.version": version, "scala.binary.version": scala}
+    if line in ZOOKEEPER_OVERRIDES:
+        props["zookeeper.version"] = ZOOKEEPER_OVERRIDES[line]
+    return INFRA_DIR / LEGACY_POM, props
 
 
 def _is_log4j2(version: str) -> bool:
@@ -79,7 +121,10 @@ def _is_log4j2(version: str) -> bool:
 
 def tools_version(version: str = KAFKA_VERSION) -> str:
     """The release whose Apache CLI tools (and kafka-streams) are used with a `version` broker."""
-    return TOOLS_FROM.get(_line(version), version)
+    line = _line(version)
+    if line in LEGACY_LINES:
+        return KAFKA_VERSION
+    return TOOLS_FROM.get(line, version)
 
 
 def _jars_stamp(version: str, pom: Path) -> str:
@@ -93,8 +138,8 @@ def ensure_jars(version: str = KAFKA_VERSION) -> Path:
     re-run is a no-op, an interrupted copy is redone, and editing the POM triggers a fresh copy.
     Safe to call from several processes at once.
     """
-    pom = INFRA_DIR / POMS[_line(version)]
-    return _maven_copy(pom, {"kafka.version": version}, JARS_DIR / version, "libs", f"Kafka {version}")
+    pom, props = _maven_props(version)
+    return _maven_copy(pom, props, JARS_DIR / version, "libs", f"Kafka {version}")
 
 
 def spark_version() -> str:

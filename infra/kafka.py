@@ -2,6 +2,8 @@
 
 Fetches the jars with Maven, runs KRaft brokers (combined broker+controller nodes) on 127.0.0.1 as
 detached JVMs, and runs the Apache CLI tools (kafka-consumer-groups.sh & co.) from the same release.
+Brokers of the older lines (2.1 to 3.8, LEGACY_LINES in infra/jars.py) start too, beside the pinned
+release's tools: the lines before 3.3 on a ZooKeeper server from the broker's own jars.
 Standard library only; needs `java` (17+) and `mvn` on PATH. Everything lives under the git-ignored
 `.cache/` of the checkout: jars in `.cache/kafka/<version>/libs/`, clusters in `.cache/run/`.
 
@@ -26,7 +28,8 @@ Command line::
     python -m infra.kafka apache [--kafka-version V] TOOL [ARGS...]
 
 The pinned release (KAFKA_VERSION, infra/pom.xml) is the newest whose broker, tools and Streams jars
-are all on Maven Central. A 4.4.0 broker can be started too: Maven Central has only its broker
+are all on Maven Central. `start --version 2.8.2` (or 2.1.x, 3.0.x, 3.3.x, 3.6.x, 3.7.x, 3.8.x) starts an
+older broker from infra/pom-legacy.xml. A 4.4.0 broker can be started too: Maven Central has only its broker
 modules so far, so its Apache tools come from 4.3.1 (see TOOLS_FROM in infra/jars.py and
 infra/pom-4.4.xml).
 
@@ -52,6 +55,7 @@ from infra.apache import TOOL_CLASSES, ApacheRunner, apache_command, main_class,
 from infra.apache import compiled_classes as compiled_classes
 from infra.cluster import STATE_FILE, Cluster
 from infra.jars import (
+    COMPAT_LINES,
     COMPAT_VERSION,
     JVM_OPTS_ENV,
     KAFKA_VERSION,
@@ -73,6 +77,7 @@ from infra.nodes import Node, _kill_strays
 from infra.nodes import ready_timeout as ready_timeout
 
 __all__ = [
+    "COMPAT_LINES",
     "COMPAT_VERSION",
     "JVM_OPTS_ENV",
     "KAFKA_VERSION",
@@ -175,6 +180,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
         state = "running" if running else "NOT fully running"
         print(f"{workdir}: Kafka {cluster.version}, {cluster.nodes} node(s), {state}")
         print(f"  bootstrap {cluster.bootstrap}")
+        if cluster.zookeeper is not None:
+            print(f"  zookeeper {cluster.zookeeper.connect}, pid {cluster.zookeeper.pid}")
         for node in cluster.node_list:
             alive = "running" if cluster.is_running(node.node_id) else "stopped"
             print(

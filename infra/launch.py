@@ -11,8 +11,9 @@ import time
 from pathlib import Path
 
 from infra import security
+from infra import zookeeper as zk
 from infra.cluster import STATE_FILE, Cluster
-from infra.jars import KAFKA_VERSION, RUN_DIR, KafkaInfraError, ensure_jars
+from infra.jars import KAFKA_VERSION, RUN_DIR, KafkaInfraError, ensure_jars, is_zookeeper
 from infra.nodes import Node, _free_ports, _kill_strays, _random_cluster_id, ready_timeout
 
 log = logging.getLogger("infra.kafka")
@@ -29,7 +30,8 @@ def start(
     timeout: float | None = None,
     secure: bool = False,
 ) -> Cluster:
-    """Start a fresh KRaft cluster of `nodes` combined broker+controller nodes and wait until it is ready.
+    """Start a fresh cluster of `nodes` nodes and wait until it is ready: combined broker+controller KRaft
+    nodes, or for the lines before 3.3 brokers on one ZooKeeper server started from the same jars.
 
     Whatever ran in `workdir` before (default `.cache/run/kafka-<version>-<nodes>n`) is killed and its
     data deleted; ports are picked anew. The JVMs run in their own sessions, so they outlive the calling
@@ -38,26 +40,33 @@ def start(
     """
     if nodes < 1:
         raise ValueError("nodes must be >= 1")
+    on_zookeeper = is_zookeeper(version)
+    if secure and on_zookeeper:
+        raise KafkaInfraError(f"--secure needs a KRaft broker (3.3 or later), not {version}")
     timeout = ready_timeout() if timeout is None else timeout
     libs = ensure_jars(version)
     workdir = Path(workdir).resolve() if workdir is not None else default_workdir(version, nodes)
     _reset_workdir(workdir)
     per_node = 2 + (len(security.LISTENERS) if secure else 0)
-    ports = _free_ports(per_node * nodes)
+    ports = _free_ports(per_node * nodes + 1)
+    keeper = zk.ZooKeeper(ports.pop()) if on_zookeeper else None
     node_list = []
     for i in range(nodes):
         mine = ports[per_node * i : per_node * (i + 1)]
         listeners = dict(zip(security.LISTENERS, mine[2:], strict=False))
         node_list.append(Node(i + 1, mine[0], mine[1], listeners=listeners))
-    cluster = Cluster(version, workdir, _random_cluster_id(), node_list, secure=secure)
+    cluster = Cluster(version, workdir, _random_cluster_id(), node_list, secure=secure, zookeeper=keeper)
     if secure:
         security.write_client_files(security.make_material(workdir), workdir)
     began = time.monotonic()
-    log.info("starting Kafka %s, %d node(s), in %s", version, nodes, workdir)
+    mode = "ZooKeeper" if on_zookeeper else "KRaft"
+    log.info("starting Kafka %s (%s), %d node(s), in %s", version, mode, nodes, workdir)
     for node in cluster.node_list:
         cluster._write_config(node)
     cluster._format(libs)
     try:
+        if on_zookeeper:
+            cluster._start_zookeeper(libs, timeout)
         for node in cluster.node_list:
             cluster._launch(node)
         cluster.save()
@@ -73,7 +82,7 @@ def start(
 def _reset_workdir(workdir: Path) -> None:
     """Kill whatever a previous run left in `workdir` and empty it; refuse directories we did not create."""
     if workdir.exists():
-        owned = (STATE_FILE, "node-", security.STATE_FILE, security.TLS_DIR, security.CLIENTS_DIR)
+        owned = (STATE_FILE, "node-", zk.DIR, security.STATE_FILE, security.TLS_DIR, security.CLIENTS_DIR)
         foreign = [p.name for p in workdir.iterdir() if not p.name.startswith(owned)]
         if foreign:
             raise KafkaInfraError(

@@ -1,5 +1,6 @@
-"""One node of a local KRaft cluster, for infra/cluster.py: its ports, server.properties, JVM options,
-process, readiness timeout and logs, and the stray JVMs a killed run leaves behind."""
+"""One node of a local cluster (KRaft, or ZooKeeper for the lines before 3.3), for infra/cluster.py: its
+ports, server.properties, JVM options, process, readiness timeout and logs, and the stray JVMs a killed
+run leaves behind."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from infra import security
-from infra.jars import TOOL_JVM_OPTS, KafkaInfraError, _is_log4j2, _tail_text
+from infra.jars import TOOL_JVM_OPTS, KafkaInfraError, _is_log4j2, _line_tuple, _tail_text
 
 READY_TIMEOUT_S = 90.0  # from launching a node's JVM until it is ready
 # Overrides READY_TIMEOUT_S (seconds): the test suite allows 300, since on a loaded 2-core CI machine a
@@ -43,12 +44,15 @@ def ready_timeout() -> float:
 # holds thousands of topics and groups by its end.
 BROKER_JVM_OPTS = ("-Xmx1G", "-Xms1G", *TOOL_JVM_OPTS[1:])
 
+ZOOKEEPER_MAIN = "org.apache.zookeeper.server.ZooKeeperServerMain"  # infra/zookeeper.py
+
 log = logging.getLogger("infra.kafka")
 
 
 @dataclass
 class Node:
-    """One combined broker+controller KRaft node."""
+    """One combined broker+controller KRaft node, or one broker of a ZooKeeper cluster (which
+    keeps a controller port it does not use)."""
 
     node_id: int
     broker_port: int
@@ -62,12 +66,15 @@ class Node:
 
 
 def _server_properties(
-    version: str, node: Node, all_nodes: Sequence[Node], data_dir: Path
+    version: str, node: Node, all_nodes: Sequence[Node], data_dir: Path, zookeeper: str | None = None
 ) -> dict[str, object]:
-    """server.properties of one combined node. Static voters work the same on 3.9 and 4.x."""
+    """server.properties of one combined node (static voters work the same from 3.3 to 4.x), or of one
+    broker on the ZooKeeper at `zookeeper` (host:port)."""
     count = len(all_nodes)
     replication = min(count, 3)
     min_isr = min(replication, 2)
+    if zookeeper is not None:
+        return _zookeeper_broker_properties(node, count, data_dir, zookeeper)
     props: dict[str, object] = {
         "process.roles": "broker,controller",
         "node.id": node.node_id,
@@ -88,9 +95,12 @@ def _server_properties(
         "transaction.state.log.num.partitions": count,
         # Fast group tests: no initial rebalance delay; allow short sessions/heartbeats (KIP-848 groups).
         "group.initial.rebalance.delay.ms": 0,
-        "group.consumer.min.session.timeout.ms": 6000,
-        "group.consumer.min.heartbeat.interval.ms": 1000,
     }
+    if _line_tuple(version) >= (3, 7):  # KIP-848's settings (early access in 3.7)
+        props |= {
+            "group.consumer.min.session.timeout.ms": 6000,
+            "group.consumer.min.heartbeat.interval.ms": 1000,
+        }
     if _is_log4j2(version):  # 4.x-only settings
         props |= {
             "share.coordinator.state.topic.replication.factor": replication,
@@ -101,6 +111,27 @@ def _server_properties(
             "group.streams.min.heartbeat.interval.ms": 1000,
         }
     return props
+
+
+def _zookeeper_broker_properties(node: Node, count: int, data_dir: Path, zookeeper: str) -> dict[str, object]:
+    replication = min(count, 3)
+    return {
+        "broker.id": node.node_id,
+        "zookeeper.connect": zookeeper,
+        # 2.1's default is 6 s, which a loaded machine's first connection can exceed.
+        "zookeeper.connection.timeout.ms": 60000,
+        "listeners": f"PLAINTEXT://127.0.0.1:{node.broker_port}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.broker_port}",
+        "log.dirs": str(data_dir),
+        "num.partitions": 1,
+        "auto.create.topics.enable": "false",
+        "offsets.topic.replication.factor": replication,
+        "offsets.topic.num.partitions": count,
+        "transaction.state.log.replication.factor": replication,
+        "transaction.state.log.min.isr": min(replication, 2),
+        "transaction.state.log.num.partitions": count,
+        "group.initial.rebalance.delay.ms": 0,
+    }
 
 
 def _secureproperties(material: security.Material, node: Node) -> dict[str, object]:
@@ -173,7 +204,8 @@ def _is_node_process(pid: int, config: Path) -> bool:
 
 
 def _kill_strays(workdir: Path) -> None:
-    """SIGKILL kafka.Kafka JVMs whose server.properties is in `workdir` (e.g. pids lost by a killed run)."""
+    """SIGKILL kafka.Kafka JVMs whose server.properties is in `workdir` (e.g. pids lost by a killed run),
+    and ZooKeeper servers whose zoo.cfg is there."""
     proc_dir = Path("/proc")
     if not proc_dir.is_dir():
         return
@@ -182,12 +214,14 @@ def _kill_strays(workdir: Path) -> None:
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         argv = _cmdline(int(entry.name))
-        if (
-            argv
-            and "kafka.Kafka" in argv
-            and any(a.startswith(prefix) and a.endswith("server.properties") for a in argv)
+        if argv and (
+            (
+                "kafka.Kafka" in argv
+                and any(a.startswith(prefix) and a.endswith("server.properties") for a in argv)
+            )
+            or (ZOOKEEPER_MAIN in argv and any(a.startswith(prefix) and a.endswith("zoo.cfg") for a in argv))
         ):
-            log.info("killing stray Kafka process %s", entry.name)
+            log.info("killing stray process %s", entry.name)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(entry.name), signal.SIGKILL)
             deadline = time.monotonic() + 10

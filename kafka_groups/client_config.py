@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kafka_groups.errors import ConfigError
-from kafka_groups.escape import escape_controls
+from kafka_groups.setting_files import echo
 from kafka_groups.timeouts import LONGEST_MS, whole_ms
 
 if TYPE_CHECKING:  # made only where the properties set them (client_secure.py)
@@ -138,9 +138,9 @@ def _store(props: Mapping[str, str], kind: str) -> Store | None:
     if inline and location:
         raise ConfigError(f"ssl.{kind}.location and the inline PEM form cannot both be set")
     if inline and store_type not in ("", "PEM"):
-        raise ConfigError(f"inline PEM {kind} certificates need ssl.{kind}.type=PEM, got {store_type}")
+        raise ConfigError(f"inline PEM {kind} certificates need ssl.{kind}.type=PEM, got {echo(store_type)}")
     if store_type not in ("", "PEM", "PKCS12", "JKS"):
-        raise ConfigError(f"ssl.{kind}.type={store_type} is not supported (PEM, PKCS12 or JKS)")
+        raise ConfigError(f"ssl.{kind}.type={echo(store_type)} is not supported (PEM, PKCS12 or JKS)")
     if kind == "keystore" and inline and not key_pem:
         raise ConfigError("ssl.keystore.certificate.chain needs ssl.keystore.key")
     from kafka_groups.client_secure import Store
@@ -161,9 +161,19 @@ def _oauth(props: Mapping[str, str], options: Mapping[str, str]) -> OAuth:
     endpoint = props.get("sasl.oauthbearer.token.endpoint.url")
     extensions = {k[len("extension_") :]: v for k, v in options.items() if k.startswith("extension_")}
     if endpoint:
+        scheme = endpoint.partition(":")[0].lower() if ":" in endpoint else ""
+        if scheme not in ("http", "https"):
+            # The Java client also takes a file: URL (a token read from a file); librdkafka does
+            # not, and no file is read for it: one line, before either client starts.
+            from kafka_groups.secrets import hide_url_user_info
+
+            raise ConfigError(
+                f"sasl.oauthbearer.token.endpoint.url={echo(hide_url_user_info(endpoint))} is not an "
+                "http(s) URL: the tools fetch tokens from a token endpoint only (no token file)"
+            )
         if handler and handler not in _OAUTH_LOGIN_HANDLERS:
             raise ConfigError(
-                f"sasl.login.callback.handler.class={handler} is a custom class the tools cannot run"
+                f"sasl.login.callback.handler.class={echo(handler)} is a custom class the tools cannot run"
             )
         client_id = props.get("sasl.oauthbearer.client.credentials.client.id") or options.get("clientId")
         secret = props.get("sasl.oauthbearer.client.credentials.client.secret") or options.get("clientSecret")
@@ -176,9 +186,9 @@ def _oauth(props: Mapping[str, str], options: Mapping[str, str]) -> OAuth:
         return OAuth(endpoint, client_id, secret, scope, extensions=extensions)
     if handler:
         raise ConfigError(
-            f"sasl.login.callback.handler.class={handler} needs sasl.oauthbearer.token.endpoint.url"
+            f"sasl.login.callback.handler.class={echo(handler)} needs sasl.oauthbearer.token.endpoint.url"
             if handler in _OAUTH_LOGIN_HANDLERS
-            else f"sasl.login.callback.handler.class={handler} is a custom class the tools cannot run"
+            else f"sasl.login.callback.handler.class={echo(handler)} is a custom class the tools cannot run"
         )
     principal = options.get("unsecuredLoginStringClaim_sub")
     if not principal:
@@ -205,7 +215,7 @@ def _sasl(props: Mapping[str, str], mechanism: str) -> dict[str, object]:
     expected = _LOGIN_MODULES[mechanism]
     if jaas.module != expected:
         raise ConfigError(
-            f"sasl.mechanism={mechanism} needs {expected} in sasl.jaas.config, not {jaas.module}"
+            f"sasl.mechanism={mechanism} needs {expected} in sasl.jaas.config, not {echo(jaas.module)}"
         )
     opts = jaas.options
     if mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"):
@@ -234,7 +244,7 @@ def property_ms(key: str, value: str) -> int:
     ConfigError names the key."""
     ms = whole_ms(value, LONGEST_MS, least=0)
     if ms is None:
-        shown = escape_controls(value)
+        shown = echo(value)
         raise ConfigError(f"{key}={shown} is not a valid number (whole milliseconds, 0 to {LONGEST_MS})")
     return ms
 
@@ -243,12 +253,12 @@ def client_security(props: Mapping[str, str]) -> ClientSecurity:
     """Read what the properties say about security; ConfigError names the first problem."""
     protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
     if protocol not in PROTOCOLS:
-        raise ConfigError(f"security.protocol={protocol} is not one of {', '.join(PROTOCOLS)}")
+        raise ConfigError(f"security.protocol={echo(protocol)} is not one of {', '.join(PROTOCOLS)}")
     values: dict[str, object] = {"protocol": protocol}
     if protocol.startswith("SASL_"):
         mechanism = props.get("sasl.mechanism", "GSSAPI").strip().upper()  # Java's default
         if mechanism not in MECHANISMS:
-            raise ConfigError(f"sasl.mechanism={mechanism} is not supported ({', '.join(MECHANISMS)})")
+            raise ConfigError(f"sasl.mechanism={echo(mechanism)} is not supported ({', '.join(MECHANISMS)})")
         values["mechanism"] = mechanism
         values |= _sasl(props, mechanism)
     if protocol in ("SSL", "SASL_SSL"):

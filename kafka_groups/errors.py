@@ -49,6 +49,11 @@ class ClusterError(CliError):
     """The cluster could not be reached or answered with an error."""
 
 
+class UnsupportedByBroker(ClusterError):
+    """The broker cannot do what was asked at all (its ApiVersions answer lacks the API or the
+    version): no retry or refresh will change that."""
+
+
 class NotFoundError(CliError):
     """A requested group or topic does not exist."""
 

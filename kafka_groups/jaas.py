@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kafka_groups.errors import ConfigError
+from kafka_groups.setting_files import echo
 
 _JAAS_TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|([^\s=";]+)|(=)|(;))')
 
@@ -38,7 +39,7 @@ def parse_jaas(text: str) -> JaasEntry:
         raise ConfigError('sasl.jaas.config is malformed (expected: LoginModule flag key="value" ...;)')
     module, flag = tokens[0][0], tokens[1][0]
     if flag.lower() not in ("required", "requisite", "sufficient", "optional"):
-        raise ConfigError(f"sasl.jaas.config: unknown control flag after {module} (expected required)")
+        raise ConfigError(f"sasl.jaas.config: unknown control flag after {echo(module)} (expected required)")
     body = tokens[2:-1]
     if (";", False) in body:
         raise ConfigError("sasl.jaas.config holds more than one login module (the clients take one)")

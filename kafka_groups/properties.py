@@ -11,6 +11,7 @@ Latin-1 when it is not UTF-8) and words the errors.
 from __future__ import annotations
 
 from kafka_groups.errors import ConfigError
+from kafka_groups.setting_files import PROPERTIES_LIMIT, echo, read_setting_file
 
 
 def parse_properties(text: str, where: str = "properties") -> dict[str, str]:
@@ -25,12 +26,9 @@ def parse_properties(text: str, where: str = "properties") -> dict[str, str]:
 
 
 def load_properties(path: str) -> dict[str, str]:
-    """Read a properties file; a missing or unreadable file is a ConfigError."""
-    try:
-        with open(path, "rb") as file:  # not pathlib: it is the only user on a command's path
-            data = file.read()
-    except OSError as exc:
-        raise ConfigError(f"cannot read --command-config file {path}: {exc.strerror or exc}") from None
+    """Read a properties file; a missing or unreadable file, one that is not a regular file
+    (a FIFO, a device, stdin on a terminal) or one over ``PROPERTIES_LIMIT`` is a ConfigError."""
+    data = read_setting_file(path, "--command-config file", PROPERTIES_LIMIT, "a properties file")
     # Properties.load(InputStream) reads ISO-8859-1; Utils.loadProps uses a Reader (UTF-8).
     # A UTF-8 byte order mark (editors on Windows write one) is not part of the first key.
     if data.startswith(b"\xef\xbb\xbf"):
@@ -39,4 +37,4 @@ def load_properties(path: str) -> dict[str, str]:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-    return parse_properties(text, where=path)
+    return parse_properties(text, where=echo(path))

@@ -117,7 +117,9 @@ def load_app() -> Any:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    sys.exit(run_tool(PROG, args, (), lambda a: tuple(a), load_app))
+    # A landing is not under the write discipline (its progress survives a stop at any point):
+    # SIGINT and SIGTERM keep Python's own handling.
+    sys.exit(run_tool(PROG, args, (), lambda a: tuple(a), load_app, signals=False))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kafka_groups.cli import clusters_cmd
 from kafka_groups.cli.options import new_app
 from kafka_topics import change_cmds, list_cmd
 
@@ -16,3 +17,4 @@ app.command("describe")(change_cmds.describe_command)
 app.command("create")(change_cmds.create_command)
 app.command("alter")(change_cmds.alter_command)
 app.command("delete")(change_cmds.delete_command)
+app.add_typer(clusters_cmd.app)

@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.options import (
+    BootstrapOpt,
+    ClusterOpt,
+    CommandConfigOpt,
+    DebugOpt,
+    OutputOpt,
+    YesOpt,
+    connection,
+)
 from kafka_groups.cli.runner import perform
 from kafka_groups.core.selectors import check_topic_regex
 from kafka_groups.render import OutputFormat
@@ -42,6 +50,7 @@ AssignmentOpt = Annotated[
 
 def describe_command(
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     topic: RegexOpt = None,
     topic_id: Annotated[
@@ -74,7 +83,7 @@ def describe_command(
     Example: kafka-topics describe --bootstrap-server localhost:9092 --under-replicated-partitions
     """
     request = DescribeTopicsRequest(
-        connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
+        connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug, cluster=cluster),
         topic=topic,
         topic_id=topic_id,
         exclude_internal=exclude_internal,
@@ -88,6 +97,7 @@ def describe_command(
 def create_command(
     topic: Annotated[str, typer.Option("--topic", help="The topic to create (a name, not a pattern).")],
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     partitions: Annotated[
         int | None,
@@ -106,6 +116,7 @@ def create_command(
     ] = None,
     if_not_exists: Annotated[bool, typer.Option("--if-not-exists", help="No error when it exists.")] = False,
     output: OutputOpt = OutputFormat.AUTO,
+    yes: YesOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Create a topic.
@@ -114,7 +125,9 @@ def create_command(
     --replication-factor 3 --config retention.ms=86400000
     """
     request = CreateTopicRequest(
-        connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
+        connection(
+            bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug, cluster=cluster, assume_yes=yes
+        ),
         topic=topic,
         partitions=partitions,
         replication_factor=replication_factor,
@@ -134,6 +147,7 @@ def alter_command(
         int, typer.Option("--partitions", help="The new partition count (only increases).")
     ],
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     replica_assignment: AssignmentOpt = None,
     if_exists: IfExistsOpt = False,
@@ -141,6 +155,7 @@ def alter_command(
         bool, typer.Option("--dry-run", help="Check the change with the broker and show it; change nothing.")
     ] = False,
     output: OutputOpt = OutputFormat.AUTO,
+    yes: YesOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Add partitions to topics, and name the consumer groups whose consumers could miss records
@@ -150,7 +165,9 @@ def alter_command(
     """
     check_topic_regex(topic, "alter")
     request = AlterTopicRequest(
-        connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
+        connection(
+            bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug, cluster=cluster, assume_yes=yes
+        ),
         topic=topic,
         partitions=partitions,
         replica_assignment=replica_assignment,
@@ -166,9 +183,11 @@ def delete_command(
         str, typer.Option("--topic", help="Topics whose whole name matches this regular expression.")
     ],
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     if_exists: IfExistsOpt = False,
     output: OutputOpt = OutputFormat.AUTO,
+    yes: YesOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Delete topics.
@@ -177,7 +196,9 @@ def delete_command(
     """
     check_topic_regex(topic, "delete")
     request = DeleteTopicsRequest(
-        connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
+        connection(
+            bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug, cluster=cluster, assume_yes=yes
+        ),
         topic=topic,
         if_exists=if_exists,
         output=output,

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kafka_groups import interrupts
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.errors import CliError, TopicCommandError
 from kafka_groups.render import OutputFormat, stdout_line
@@ -60,21 +61,31 @@ def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -
         return ()
     try:
         layout: dict[str, tuple[int, str]] = {}
+        live: frozenset[int] = frozenset()
         for _ in range(20):  # a new topic reaches every broker's metadata within moments
-            layout, _live = access.topic_layout()
+            layout, live = access.topic_layout()
             if all(t in layout and layout[t][0] >= total for t, (_, total) in created.items()):
                 break
             time.sleep(0.1)
         known = {
             t: (layout[t][1], range(first, layout[t][0])) for t, (first, _) in created.items() if t in layout
         }
-        CreationRegistry(access.settings).record_partitions(known)
+        CreationRegistry(access.settings, _registry_replication_factor(access, live)).record_partitions(known)
     except CliError as exc:
         return (
             f"Warning: the creation time of the new partitions was not recorded ({exc}); consumers "
             "using the latest policy with a max age will treat them as of unknown age.",
         )
     return ()
+
+
+def _registry_replication_factor(access: KafkaAccess, live: frozenset[int]) -> int:
+    """The replication factor of the creation-time topic: the broker's default (-1, KIP-464)
+    where its ApiVersions answer has CreateTopics v4, else (brokers before 2.4, which refuse -1)
+    three, or every broker of a smaller cluster."""
+    from kafka_groups.core.capabilities import DEFAULT_REPLICATION_FACTOR
+
+    return -1 if access.supports(DEFAULT_REPLICATION_FACTOR) else max(1, min(3, len(live)))
 
 
 def _matching(names: Iterable[str], topic: str | None, exclude_internal: bool, if_exists: bool) -> list[str]:
@@ -143,20 +154,69 @@ class CreateTopicRequest:
         if problem:
             return Outcome(preface=preface, failure=TopicCommandError(problem))
         warnings: tuple[str, ...] = ()
-        with cluster_session(self.connection, api_timeout) as access:
+        notes: list[str] = []
+        with cluster_session(self.connection, api_timeout, writes=True) as access:
+            from kafka_groups.commands.target import name_target
+
+            name_target(access, apache_stderr=True)
             try:
-                created = access.create_topic(
-                    self.topic, self.partitions, rf, assignment, configs, tolerate_exists=self.if_not_exists
-                )
-                if created:
-                    count = len(assignment) if assignment else self.partitions
-                    warnings = _record_creation(access, {self.topic: (0, count or 0)})
+                created, verdict = self._send(access, assignment, configs, notes)
             except TopicCommandError as exc:
                 # The error leaves the session as raised, with the session's secrets on it.
                 if warn and exc.kafka_code != INVALID_CONFIG:
                     stdout_line(COLLISION_WARNING)
                 raise
-        return Outcome(CreateResult(self.topic, created), self.output, warnings, preface=preface)
+            if verdict is not None and (failure := verdict.failure()) is not None:
+                return Outcome(preface=preface, failure=failure)  # not created, or not known: exit 1 or 4
+            if created and not interrupts.requested():  # once interrupted, nothing more is sent
+                count = len(assignment) if assignment else self.partitions
+                warnings = _record_creation(access, {self.topic: (0, count or 0)})
+        result = CreateResult(self.topic, created)
+        return Outcome(result, self.output, warnings, notices=tuple(notes), preface=preface)
+
+    def _send(
+        self, access: KafkaAccess, assignment: list[list[int]], configs: dict[str, str], notes: list[str]
+    ) -> tuple[bool, Verdict | None]:
+        """Create the topic under the write discipline: whether it was created and, when the
+        answer was lost and the read-back could not show the topic, the verdict to conclude.
+        Whether it exists is read first (the topic names the principal may see, so that no ACL
+        beyond the Apache tool's is needed): that proves the cluster reachable before anything
+        is sent, and tells a lost answer's read-back what was there before."""
+        from kafka_groups.commands.backup import connection_flags
+        from kafka_groups.commands.guard import Landed, Verdict, Write, classify, topics_left
+
+        existed = self.topic in access.list_topics()
+        if existed and self.if_not_exists:
+            return False, None  # as the Apache tool: nothing to do, nothing said
+        sent = Write(
+            access,
+            send=lambda: access.create_topic(
+                self.topic,
+                self.partitions,
+                self.replication_factor,
+                assignment,
+                configs,
+                tolerate_exists=self.if_not_exists,
+            ),
+            read_back=topics_left([self.topic]),
+            definite=(TopicCommandError,),
+            what="topic creation",
+        ).run()
+        if sent.send_error is None:
+            return bool(sent.answer), None
+        unit = f"topic '{self.topic}'"
+        read = None if sent.state is None else {self.topic: sent.state.get(self.topic)}
+        landed = Landed.NOT_APPLIED if existed else classify(read, {}, {self.topic: True})
+        if landed is Landed.DONE:
+            notes.append(
+                f'Note: creating the topic answered "{sent.send_error}", but it exists: the creation is done.'
+            )
+            return True, None
+        why = "it existed before" if existed else sent.send_error
+        if sent.read_error and not existed:
+            why = f"{why}; {sent.read_error}"
+        check = f"kafka-topics{connection_flags(self.connection)} --describe --topic {self.topic}"
+        return False, Verdict("creation", {unit: landed}, {unit: why or ""}, check)
 
 
 @dataclass(frozen=True)
@@ -171,7 +231,7 @@ class AlterTopicRequest:
 
     def execute(self, show: Show | None = None) -> Outcome:
         assignment = parse_replica_assignment(self.replica_assignment or "")
-        with cluster_session(self.connection, api_timeout) as access:
+        with cluster_session(self.connection, api_timeout, writes=not self.dry_run) as access:
             # One protocol client for all of it: metadata, CreatePartitions, the groups' offsets.
             layout, _ = access.topic_layout()
             names = _matching(layout, self.topic, False, self.if_exists)
@@ -189,6 +249,17 @@ class AlterTopicRequest:
             if verdict is not None and (failure := verdict.failure()) is not None:
                 return Outcome(failure=failure)  # not added, or not known: exit 1 or 4
             warnings: tuple[str, ...] = ()
+            if interrupts.requested():  # the partitions are added: nothing more is sent or read
+                return Outcome(
+                    AlterResult(tuple((n, before[n], self.partitions) for n in names), (), self.dry_run),
+                    self.output,
+                    (
+                        "Warning: interrupted: the partitions were added, but the consumer groups with "
+                        "offsets on the topics were not listed and the creation time of the new "
+                        "partitions was not recorded.",
+                    ),
+                    notices=tuple(notes),
+                )
             if not self.dry_run:
                 warnings = _record_creation(access, {n: (before[n], self.partitions) for n in names})
             try:
@@ -223,8 +294,10 @@ class AlterTopicRequest:
         worth saying about a lost answer whose change landed."""
         from kafka_groups.commands.backup import connection_flags
         from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify
+        from kafka_groups.commands.target import name_target
 
         grows = ", ".join(f"{n} ({before[n]} -> {self.partitions})" for n in targets)
+        name_target(access, apache_stderr=True)
         announce(f"Adding partitions: {grows}")
 
         def counts(reader: KafkaAccess) -> dict[str, int]:
@@ -237,6 +310,7 @@ class AlterTopicRequest:
             send=lambda: access.create_partitions(targets),
             read_back=counts,
             definite=(TopicCommandError,),
+            what="partition change",
         ).run()
         if sent.send_error is None:
             return None
@@ -290,7 +364,7 @@ class DeleteTopicsRequest:
     output: OutputFormat = OutputFormat.AUTO
 
     def execute(self, show: Show | None = None) -> Outcome:
-        with cluster_session(self.connection, api_timeout) as access:
+        with cluster_session(self.connection, api_timeout, writes=True) as access:
             names = _matching(access.list_topics(), self.topic, False, self.if_exists)
             refuse_internal(names, self.topic, "delete")
             verdict = self._send(access, names) if names else None
@@ -302,13 +376,16 @@ class DeleteTopicsRequest:
         conclude when a topic is still there or the listing failed."""
         from kafka_groups.commands.backup import connection_flags
         from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, topics_left
+        from kafka_groups.commands.target import name_target
 
+        name_target(access, apache_stderr=True)
         announce(f"Deleting topics: {', '.join(names)}")
         sent = Write(
             access,
             send=lambda: access.delete_topics(names),
             read_back=topics_left(names),
             definite=(TopicCommandError,),
+            what="deletion",
         ).run()
         if sent.send_error is None:
             return None

@@ -39,6 +39,8 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("output", Arg.REQUIRED),
     Opt("o", Arg.REQUIRED),  # short for --output
     Opt("debug"),
+    Opt("cluster", Arg.REQUIRED),  # a cluster of clusters.toml
+    Opt("yes"),  # a write to a protected cluster, confirmed beforehand
 )
 
 
@@ -77,7 +79,7 @@ def validate(p: Parsed) -> str:
             "delete-config option is no longer supported and deprecated since version 4.0. "
             "The config will be fully removed in future releases.",
         )
-    if not p.has("bootstrap-server") and not bootstrap_from_environment():
+    if not p.present(("bootstrap-server", "cluster")) and not bootstrap_from_environment():
         raise UsageError("--bootstrap-server must be specified")
     if p.has("describe") and p.has("if-exists") and not p.has("topic") and not p.has("topic-id"):
         raise UsageError("--topic or --topic-id is required to describe a topic")

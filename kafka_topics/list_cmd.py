@@ -6,7 +6,14 @@ from typing import Annotated
 
 import typer
 
-from kafka_groups.cli.options import BootstrapOpt, CommandConfigOpt, DebugOpt, OutputOpt, connection
+from kafka_groups.cli.options import (
+    BootstrapOpt,
+    ClusterOpt,
+    CommandConfigOpt,
+    DebugOpt,
+    OutputOpt,
+    connection,
+)
 from kafka_groups.cli.runner import perform
 from kafka_groups.render import OutputFormat
 from kafka_topics.list_request import TOPICS_TIMEOUT_MS, ListTopicsRequest
@@ -14,6 +21,7 @@ from kafka_topics.list_request import TOPICS_TIMEOUT_MS, ListTopicsRequest
 
 def list_command(
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     topic: Annotated[
         str | None,
@@ -34,7 +42,7 @@ def list_command(
     Example: kafka-topics list --bootstrap-server localhost:9092 --topic 'orders.*'
     """
     request = ListTopicsRequest(
-        connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug),
+        connection(bootstrap_server, command_config, TOPICS_TIMEOUT_MS, debug, cluster=cluster),
         topic=topic,
         exclude_internal=exclude_internal,
         output=output,

@@ -25,6 +25,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# The compatibility cases live outside the test modules that run them: their asserts are rewritten
+# too, so that a failure shows the two outputs.
+pytest.register_assert_rewrite("tests.compat_cases")
+
 # Hypothesis' per-example deadline is a timed assertion: on a shared 2-core machine a busy moment
 # fails a correct property. The properties keep their example counts; they lose only the clock.
 settings.register_profile("kafka-group-tools", deadline=None)
@@ -91,6 +95,21 @@ def broker() -> Iterator[Broker]:
 def compat_broker() -> Iterator[Broker]:
     """A Kafka 3.9 broker: classic groups only, no KIP-848 APIs."""
     yield from _start(local_kafka.COMPAT_VERSION, "KAFKA_TEST_COMPAT_BOOTSTRAP")
+
+
+@pytest.fixture(scope="module")
+def line(request: pytest.FixtureRequest) -> Iterator[Broker]:
+    """The broker of a compatibility module (tests/kafka/test_compat_<line>.py), of the release its
+    ``BROKER_VERSION`` names: the pinned one and 3.9 are the session's brokers; an older line is
+    started for the module alone (KAFKA_TEST_BOOTSTRAP_<major><minor>, e.g. _28, reuses a running one)."""
+    version: str = request.module.BROKER_VERSION
+    if version == local_kafka.KAFKA_VERSION:
+        yield request.getfixturevalue("broker")
+    elif version == local_kafka.COMPAT_VERSION:
+        yield request.getfixturevalue("compat_broker")
+    else:
+        digits = "".join(version.split(".")[:2])
+        yield from _start(version, f"KAFKA_TEST_BOOTSTRAP_{digits}")
 
 
 @pytest.fixture(scope="session")
@@ -240,6 +259,7 @@ LONGEST = tuple(
     f"tests/kafka/{name}.py"
     for name in (
         "test_faults",
+        "test_signals",
         "test_failover",
         "test_security",
         "test_pipeline_cluster",
@@ -250,11 +270,20 @@ LONGEST = tuple(
         "test_streams_groups",
         "test_client_lifetime",
         "test_describe_groups",
+        # Each starts a broker of its own line for its 70 cases (tests/compat_cases.py).
+        "test_compat_28",
+        "test_compat_21",
+        "test_compat_36",
+        "test_compat_39",  # the 3.9 session broker, which only it uses
     )
 )
 TOGETHER = {
     "tests/kafka/test_one_connection.py": "tests/kafka/test_security.py",  # secure_cluster
+    "tests/kafka/test_secret_files.py": "tests/kafka/test_security.py",  # secure_cluster
+    "tests/kafka/test_clusters_secure.py": "tests/kafka/test_security.py",  # secure_cluster
     "tests/kafka/test_infra.py": "tests/kafka/test_failover.py",  # three_nodes
+    "tests/kafka/test_many_groups.py": "tests/kafka/test_failover.py",  # three_nodes
+    "tests/kafka/test_clusters.py": "tests/kafka/test_compat_39.py",  # compat_broker, the second cluster
 }
 SESSION_CLUSTERS = ("three_nodes", "secure_cluster", "compat_broker")  # the plain broker is on every worker
 assert all((ROOT / p).is_file() for p in LONGEST), "LONGEST names a missing module"

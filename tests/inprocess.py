@@ -36,7 +36,7 @@ OUR_TOOLS = {
 OUR_PACKAGES = ("kafka_groups", "kafka_topics")
 # Read by the tools from the environment; the suite's own setting must not leak in (the subprocess
 # form drops it too).
-DROPPED_ENV = ("KAFKA_TOOLS_OUTPUT",)
+DROPPED_ENV = ("KAFKA_TOOLS_OUTPUT", "KAFKA_TOOLS_CLUSTER")
 _SIGNALS = tuple(s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGHUP) if s)
 
 _lock = threading.Lock()

@@ -5,7 +5,6 @@ way, as the Java client given the same ``--command-config`` file would."""
 from __future__ import annotations
 
 import base64
-import os
 import sys
 import threading
 import time
@@ -13,9 +12,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.client_config import TUNING, ClientSecurity, client_security
-from kafka_groups.errors import ClusterError, ConfigError
-from kafka_groups.escape import escape_controls
+from kafka_groups.errors import ClusterError
 from kafka_groups.secrets import redact
+from kafka_groups.setting_files import echo
 from kafka_groups.settings import ConnectionSettings
 
 if TYPE_CHECKING:  # ssl, urllib, json and the stores load only where TLS, OAuth or --debug is used
@@ -26,6 +25,7 @@ if TYPE_CHECKING:  # ssl, urllib, json and the stores load only where TLS, OAuth
 _FIRST_RECONNECT_BACKOFF_MS = 10
 MAX_IN_FLIGHT = 64
 _SECURITY_KEYS = ("ssl.", "sasl.", "security.")
+_TOKEN_ANSWER_LIMIT = 1024 * 1024  # a token endpoint's answer is a few kilobytes
 
 
 def security_of(settings: ConnectionSettings) -> ClientSecurity:
@@ -47,10 +47,18 @@ def warn_unmapped(settings: ConnectionSettings) -> None:
     other = [k for k in ignored if not k.startswith(_SECURITY_KEYS)]
     parts = []
     if security:
-        parts.append(f"security settings the tools cannot apply: {', '.join(security)}")
+        parts.append(f"security settings the tools cannot apply: {_key_list(security)}")
     if other:
-        parts.append(f"unsupported client properties: {', '.join(other)}")
-    print(escape_controls(f"Warning: ignoring {'; '.join(parts)}"), file=sys.stderr)
+        parts.append(f"unsupported client properties: {_key_list(other)}")
+    print(f"Warning: ignoring {'; '.join(parts)}", file=sys.stderr)
+
+
+_KEYS_NAMED = 20  # a warning names this many keys of a kind, and counts the rest
+
+
+def _key_list(keys: list[str]) -> str:
+    named = ", ".join(echo(k, 100) for k in keys[:_KEYS_NAMED])
+    return named if len(keys) <= _KEYS_NAMED else f"{named} and {len(keys) - _KEYS_NAMED} more"
 
 
 def librdkafka_config(settings: ConnectionSettings) -> dict[str, Any]:
@@ -77,11 +85,9 @@ def librdkafka_config(settings: ConnectionSettings) -> dict[str, Any]:
         else:  # the Java client trusts the JVM's CAs; librdkafka is told to find the system's
             config["ssl.ca.location"] = "probe"
         if sec.keystore is not None:
-            ident = tls.identity(sec.keystore, sec.key_password)
+            ident = tls.identity(sec.keystore, sec.key_password)  # the key decrypted, in memory
             config["ssl.certificate.pem"] = ident.chain_pem
             config["ssl.key.pem"] = ident.key_pem
-            if ident.key_password:
-                config["ssl.key.password"] = ident.key_password
     # librdkafka holds back its first connection to a broker learned from metadata for half of
     # this (50 ms at the default 100), which every short-lived command pays once per client.
     # The backoff still doubles up to reconnect.backoff.max.ms when a broker is down.
@@ -121,6 +127,11 @@ def kafka_python_config(settings: ConnectionSettings) -> dict[str, Any]:
         "client_id": sec.tuning.get("client.id", "kafka-group-tools"),
         "request_timeout_ms": timeout,
         "bootstrap_timeout_ms": timeout,
+        # A connection opened again after one was lost (a broker that stopped answering) is
+        # given no longer than a request: the library's own 10 s, doubled per failure up to
+        # 30 s, made a read of a paused broker outlast --timeout.
+        "socket_connection_setup_timeout_ms": min(timeout, 10_000),
+        "socket_connection_setup_timeout_max_ms": min(timeout, 30_000),
         "security_protocol": sec.protocol,
         # Admin requests that go out together (pages of a large describe) share a connection;
         # the library refuses a request beyond this many instead of queueing it.
@@ -154,8 +165,8 @@ def _show_config(client: str, config: dict[str, Any]) -> None:
 
 
 def ssl_context(sec: ClientSecurity) -> ssl.SSLContext:
+    """The TLS context kafka-python connects with (and a failed handshake is diagnosed with)."""
     import ssl
-    import tempfile
 
     from kafka_groups.access import tls
 
@@ -167,19 +178,7 @@ def ssl_context(sec: ClientSecurity) -> ssl.SSLContext:
     else:
         context.load_default_certs()
     if sec.keystore is not None:
-        ident = tls.identity(sec.keystore, sec.key_password)
-        # The ssl module loads a certificate and key only from a file: a private one, removed at once.
-        fd, path = tempfile.mkstemp(prefix="kgt-identity-", suffix=".pem")
-        try:
-            with os.fdopen(fd, "w") as handle:
-                handle.write(ident.key_pem + ident.chain_pem)
-            context.load_cert_chain(path, password=ident.key_password)
-        except ssl.SSLError:
-            raise ConfigError(
-                "the keystore's private key cannot be opened (check ssl.key.password)"
-            ) from None
-        finally:
-            os.unlink(path)
+        tls.load_identity(context, tls.identity(sec.keystore, sec.key_password))
     return context
 
 
@@ -236,18 +235,23 @@ def _fetch_token(oauth: OAuth, timeout_s: float) -> tuple[str, float]:
         form["scope"] = oauth.scope
     pair = f"{urllib.parse.quote(oauth.client_id or '')}:{urllib.parse.quote(oauth.client_secret or '')}"
     basic = base64.b64encode(pair.encode()).decode()
+    # User info in the URL is not sent (the Java client's HTTP connection leaves it out too): the
+    # client id and secret are the credentials.
+    parts = urllib.parse.urlsplit(oauth.token_endpoint)
+    endpoint = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
     request = urllib.request.Request(
-        oauth.token_endpoint,
+        endpoint,
         data=urllib.parse.urlencode(form).encode(),
         headers={"Authorization": f"Basic {basic}", "Content-Type": "application/x-www-form-urlencoded"},
     )
     try:
         with urllib.request.urlopen(request, timeout=max(timeout_s, 1.0)) as response:
-            answer = json.load(response)
+            body = response.read(_TOKEN_ANSWER_LIMIT + 1)
+        if len(body) > _TOKEN_ANSWER_LIMIT:
+            raise ClusterError(f"OAUTHBEARER: the token endpoint {endpoint} answered with more than 1 MB")
+        answer = json.loads(body)
         token = str(answer["access_token"])
     except (OSError, ValueError, KeyError) as exc:
         reason = getattr(exc, "code", None) or type(exc).__name__
-        raise ClusterError(
-            f"OAUTHBEARER: no token from the token endpoint {oauth.token_endpoint} ({reason})"
-        ) from None
+        raise ClusterError(f"OAUTHBEARER: no token from the token endpoint {endpoint} ({reason})") from None
     return token, now + float(answer.get("expires_in", 3600))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from kafka_groups.access import clients, packages, protocol_layer
 from kafka_groups.access.config import kafka_python_config, librdkafka_config, security_of, warn_unmapped
 from kafka_groups.access.diagnose import ConnectionWatch, listening_address, refused_addresses, tls_failure
-from kafka_groups.access.naming import _error_text, _seconds_left
+from kafka_groups.access.naming import _describe_groups_acl, _error_text, _seconds_left
 from kafka_groups.access.protocol_calls import ProtocolCalls
 from kafka_groups.access.retry import (
     Deadline,
@@ -48,6 +48,12 @@ FIRST_LOGIN_MS = 2000
 # How long the protocol layer may log in when it starts early, while an AdminClient request is in
 # flight (see Connection._start_protocol_early): that request's retries wait meanwhile.
 EARLY_LOGIN_MS = 1000
+# A read of many groups goes out in requests of at most this many groups, one batch after
+# another, each under a deadline of its own (Connection._read_groups): the Apache tool's
+# --timeout bounds each of its calls, and a read of thousands of groups that raced one
+# deadline failed on a busy machine. 5,000 groups described in batches of 500 take as long as
+# in one (2.3 s on a busy two-core machine); batches of 100 take a third longer.
+GROUPS_PER_REQUEST = 500
 
 
 class Connection(ProtocolCalls):
@@ -66,6 +72,7 @@ class Connection(ProtocolCalls):
         self._deadline: Deadline | None = None  # the running operation's, while it runs
         self._silent_nodes: set[int] = set()  # brokers that did not answer (any broker would do)
         self._early_protocol: Any = None  # the protocol layer's client, started early, not yet used
+        self.write_target_named = False  # the command said which cluster it writes to (commands/target.py)
         warn_unmapped(settings)
 
     # -- clients -------------------------------------------------------------------------
@@ -185,6 +192,27 @@ class Connection(ProtocolCalls):
             reason = denied(getattr(exc, "errno", None), needs or {}) or str(exc)
             raise ClusterError(f"{what} failed: {reason}") from None
 
+    def _read_groups(self, what: str, read: Any, group_ids: list[str]) -> list[Any]:
+        """A protocol-layer read of many groups (``read``, a coroutine given a list of group
+        ids): in batches of at most ``GROUPS_PER_REQUEST`` groups, one after another, each a
+        read of its own under ``--timeout`` (its own deadline and retries, as each request of
+        the protocol layer has its own timeout), so that no group waits for the time the
+        groups before it took. A batch whose coordinators change is asked again after they are
+        forgotten. Returns each batch's answer, in order; the first batch that fails raises."""
+        ids = list(dict.fromkeys(group_ids))
+        batches = [ids[i : i + GROUPS_PER_REQUEST] for i in range(0, len(ids), GROUPS_PER_REQUEST)]
+        return [
+            self._via_protocol(
+                what,
+                self._run,
+                read,
+                batch,
+                needs=_describe_groups_acl(ids),
+                on_retry=lambda _missing, batch=batch: self._forget_coordinators(batch),
+            )
+            for batch in batches
+        ]
+
     def _retrying(self, what: str, attempt: Any, on_retry: Any = None, retriable: Any = None) -> Any:
         """Run ``attempt(deadline)`` under the retry policy (kafka_groups/access/retry.py) with
         a deadline of ``--timeout``. A deadline passed without any bootstrap address accepting
@@ -303,6 +331,25 @@ class Connection(ProtocolCalls):
 
             self._retrying("the cluster metadata", whole)
         return self._cached_metadata
+
+    def cluster_id(self) -> str | None:
+        """The cluster's id (None from a broker that gives none), from the metadata this
+        connection's clients already read: the protocol layer's, the metadata of a listing, or
+        what librdkafka keeps from the AdminClient's first metadata answer (that answer is what
+        a connection that has sent nothing yet waits for)."""
+        if "_protocol" in self.__dict__:
+            known = self._protocol.manager.cluster.cluster_id
+            if known:
+                return str(known)
+        listed = getattr(self._cached_metadata, "cluster_id", None)
+        if listed:
+            return str(listed)
+
+        def ask(deadline: Deadline) -> Any:
+            return self._admin_call("the cluster id", self._admin.cluster_id, deadline=deadline)
+
+        found = self._retrying("the cluster id", ask)
+        return str(found) if found else None
 
     def _admin_call(self, missing: str, call: Any, deadline: Deadline, **kwargs: Any) -> Any:
         """A blocking confluent-kafka call given what is left of ``deadline``; a retriable

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
+from kafka_groups.core.kafka_errors import KafkaErrorInfo, denied, error_info
 from kafka_groups.errors import ClusterError
 
 # The value modules load where a value is made: a group list makes no group description and no
@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from kafka_groups.core.topic_states import PartitionState
 
 LIST_GROUPS_API_KEY = 16
-LIST_GROUPS_TYPES_VERSION = 5  # KIP-848: ListGroups v5 carries and filters the group type
 DESCRIBE_TOPIC_PARTITIONS_API_KEY = 75
 DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION = 1  # KIP-1327: CreationTimeMs per partition
 DESCRIBE_PAGE = 2000  # partitions per DescribeTopicPartitions response, as the Apache tool asks
@@ -26,7 +25,6 @@ TOPIC_ALREADY_EXISTS = 36
 GROUP_ID_NOT_FOUND = 69  # error codes
 UNSUPPORTED_VERSION = 35
 CONSUMER_GROUP_DESCRIBE_API_KEY = 69
-STREAMS_GROUP_DESCRIBE_API_KEY = 89
 CONSUMER_GROUP_DESCRIBE_CREATION_TIME_VERSION = 2  # KIP-1282: GroupCreationTimeMs
 
 
@@ -67,8 +65,13 @@ def _config_is_default(config: Any) -> bool:
 
 
 def _group_error(group_id: str, code: int, message: str | None) -> ClusterError:
+    """A group's error in a describe's answer; a refused ACL in the words confluent-kafka's
+    describe is reported with (the describe of a few groups), naming what the principal lacks."""
     from kafka.errors import for_code
 
+    hint = denied(code, {"group": f"DESCRIBE on group '{group_id}'"})
+    if hint is not None:
+        return ClusterError(f"describing group '{group_id}' failed: {hint}")
     error = for_code(code)
     text = message or getattr(error, "description", "") or error.__name__
     return ClusterError(f"group '{group_id}': {error.__name__}: {text}")

@@ -8,10 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.connection import TIMEOUT_CODES, Connection
 from kafka_groups.access.decode import (
-    CONSUMER_GROUP_DESCRIBE_API_KEY,
     GROUP_ID_NOT_FOUND,
     LIST_GROUPS_API_KEY,
-    LIST_GROUPS_TYPES_VERSION,
     UNSUPPORTED_VERSION,
     _classic_group,
     _confluent_states,
@@ -27,43 +25,71 @@ from kafka_groups.access.naming import (
 )
 from kafka_groups.access.retry import Deadline, Unavailable, describe_error, is_retriable, retriable_code
 from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
-from kafka_groups.errors import ClusterError
+from kafka_groups.errors import ClusterError, UnsupportedByBroker
 
 if TYPE_CHECKING:  # the group descriptions and listings load where they are made (decode.py says why)
     from kafka_groups.core.describe import GroupDescription
     from kafka_groups.core.groups import GroupListing
 
+# Up to this many groups, a describe goes through confluent-kafka; more, through the protocol
+# layer in batches (GroupsAccess.describe_groups says why).
+FEW_GROUPS = 8
+
+
+def _plain(description: GroupDescription) -> GroupDescription:
+    """A description from the protocol layer reduced to what confluent-kafka's describe holds
+    (no epochs, member types or creation time): the plain views show the same whichever
+    client served them (docs/json.md: the epochs come with ``--verbose``)."""
+    from dataclasses import replace
+
+    members = tuple(replace(m, member_epoch=None, upgraded=None) for m in description.members)
+    return replace(
+        description, members=members, group_epoch=None, target_assignment_epoch=None, creation_time_ms=None
+    )
+
 
 class GroupsAccess(Connection):
-    def list_groups(self, types: frozenset[str] = frozenset()) -> list[GroupListing]:
+    def list_groups(
+        self, types: frozenset[str] = frozenset(), states: frozenset[str] = frozenset()
+    ) -> list[GroupListing]:
         """ListGroups on every broker, asking for ``types`` when the brokers know group types.
 
-        Brokers older than ListGroups v5 have classic groups only, so their groups are
-        reported as Classic, as the Apache Admin client does.
-        """
-        from kafka_groups.core.groups import GroupListing
+        ``states`` are filtered here, not by the broker, but a broker before ListGroups v4 does
+        not report states at all: a state filter there is refused, as a type filter is before
+        ListGroups v5 unless it names Classic, and nothing besides Consumer (every group there
+        is classic, so the filter is left out). The words are the Apache Admin client's
+        (core/capabilities.list_filter_refusal). Streams groups are refused where the broker
+        cannot have them (no StreamsGroupDescribe), rather than listed as none.
 
-        typed = self._broker_api_version(LIST_GROUPS_API_KEY) >= LIST_GROUPS_TYPES_VERSION
+        ListGroups before v5 does not carry a group's type: those groups are listed with the
+        type Unknown, which is what the Apache tool prints for them (``--list --type``). They
+        are classic groups, as core/groups.select_consumer_groups takes them.
+        """
+        from kafka_groups.core.capabilities import LIST_GROUPS_BY_TYPE, list_filter_refusal
+        from kafka_groups.core.groups import UNKNOWN, GroupListing
+
+        if "Streams" in types:
+            self.require_streams_groups()
+        version = self._broker_api_version(LIST_GROUPS_API_KEY)
+        refusal = list_filter_refusal(version, states, types)
+        if refusal is not None:
+            raise UnsupportedByBroker(refusal)
+        typed = version >= LIST_GROUPS_BY_TYPE.version
         raw = self._via_protocol(
             "listing groups",
             self._run,
             self._list_groups,
             [t.lower() for t in sorted(types)] if typed and types else None,
         )
-        listings = []
-        for g in raw:
-            group_type = g.get("group_type") or ""
-            listings.append(
-                GroupListing(
-                    group_id=g["group_id"],
-                    type=group_type.capitalize()
-                    if typed and group_type
-                    else ("Unknown" if typed else "Classic"),
-                    state=g.get("group_state") or "Unknown",
-                    protocol_type=g.get("protocol_type") or "",
-                )
+        return [
+            GroupListing(
+                group_id=g["group_id"],
+                type=(g.get("group_type") or "").capitalize() or UNKNOWN,
+                state=g.get("group_state") or UNKNOWN,
+                protocol_type=g.get("protocol_type") or "",
             )
-        return listings
+            for g in raw
+        ]
 
     def consumer_group_ids(self) -> list[str]:
         """Every consumer group (classic and consumer protocol), as ``--all-groups`` means it."""
@@ -78,14 +104,23 @@ class GroupsAccess(Connection):
     ) -> tuple[dict[str, GroupDescription], list[str]]:
         """Describe consumer groups; returns the descriptions and the ids of missing groups.
 
-        confluent-kafka's DescribeConsumerGroups serves the common case. ``detailed`` (epochs,
-        member types, KIP-1282 creation time) and states confluent-kafka cannot name
-        (``Assigning``, ``Reconciling``) go through the protocol layer instead.
+        confluent-kafka's DescribeConsumerGroups serves a few groups. ``detailed`` (epochs,
+        member types, KIP-1282 creation time), states confluent-kafka cannot name
+        (``Assigning``, ``Reconciling``) and more than ``FEW_GROUPS`` groups go through the
+        protocol layer instead: librdkafka sends a FindCoordinator and a DescribeGroups for
+        each group, thousands of requests that raced one timeout (and librdkafka aborts the
+        process when a FindCoordinator is answered after its request timed out, librdkafka
+        issue #4605), where the protocol layer asks, as the Apache Admin client does, one
+        FindCoordinator and one describe per coordinator for each batch of groups
+        (:meth:`_read_groups`). Without ``detailed`` a description holds what the
+        confluent-kafka one does, whichever served it.
+
         ``offsets_next``: the committed offsets are read next, through the protocol layer, which
         starts while the first request is in flight (:meth:`_start_protocol_early`).
         """
-        if detailed:
-            return self.describe_groups_detailed(group_ids)
+        if detailed or len(set(group_ids)) > FEW_GROUPS:
+            many, gone = self.describe_groups_detailed(group_ids)
+            return (many if detailed else {g: _plain(d) for g, d in many.items()}), gone
         if not group_ids:
             return {}, []
         from confluent_kafka import KafkaException
@@ -169,19 +204,32 @@ class GroupsAccess(Connection):
         """Describe consumer groups with every field the protocol has, in as few requests as
         it allows: ConsumerGroupDescribe to each coordinator once for all its groups (when the
         brokers have it), then DescribeGroups for the classic groups, again once per
-        coordinator."""
+        coordinator, in batches of at most ``GROUPS_PER_REQUEST`` groups, each under a deadline
+        of its own. The missing groups come in the order asked."""
         if not group_ids:
             return {}, []
-        ids = list(dict.fromkeys(group_ids))
-        described: tuple[dict[str, GroupDescription], list[str]] = self._via_protocol(
-            "describing groups",
+        found: dict[str, GroupDescription] = {}
+        missing: list[str] = []
+        for described, gone in self._read_groups("describing groups", self._describe_groups, group_ids):
+            found.update(described)
+            missing.extend(gone)
+        order = {g: i for i, g in enumerate(dict.fromkeys(group_ids))}
+        return found, sorted(missing, key=order.__getitem__)
+
+    def locate_coordinators(self, group_ids: list[str]) -> None:
+        """Look up the coordinators of many groups at once (one FindCoordinator on Kafka 3.0+),
+        ahead of reading them in chunks, each of which then finds its groups' coordinators known
+        instead of asking for them: one round trip for the whole describe."""
+        if not group_ids:
+            return
+        self._via_protocol(
+            "finding the group coordinators",
             self._run,
-            self._describe_groups,
-            ids,
-            needs=_describe_groups_acl(ids),
-            on_retry=lambda _missing: self._forget_coordinators(ids),
+            self._coordinators_of,
+            group_ids,
+            needs=_describe_groups_acl(group_ids),
+            on_retry=lambda _missing: self._forget_coordinators(group_ids),
         )
-        return described
 
     def delete_groups(self, group_ids: list[str]) -> dict[str, KafkaErrorInfo | None]:
         """DeleteGroups: each group's error (None: deleted), one request per coordinator."""
@@ -223,40 +271,54 @@ class GroupsAccess(Connection):
             yield node, await self._answer(future, _coordinator_of(by_node[node]))
 
     async def _describe_groups(self, group_ids: list[str]) -> tuple[dict[str, GroupDescription], list[str]]:
+        """ConsumerGroupDescribe (when the brokers have it) and DescribeGroups go to every
+        coordinator together, each for all its groups: the first answers for consumer-protocol
+        groups, the second for the rest (which the first does not know). Asking both at once
+        costs the brokers a little more and the command one round trip less, which a describe
+        of many groups in chunks pays once per chunk."""
         from kafka.protocol.admin import DescribeGroupsRequest
 
         from kafka_groups.access.messages import ConsumerGroupDescribeRequest
+        from kafka_groups.core.capabilities import CONSUMER_GROUPS
 
         by_node = await self._by_coordinator(group_ids)
         found: dict[str, GroupDescription] = {}
-        classic: dict[int, list[str]] = defaultdict(list)
-        if self._broker_api_version(CONSUMER_GROUP_DESCRIBE_API_KEY) >= 0:
-            describe = ConsumerGroupDescribeRequest
-            asked = self._per_coordinator(
-                by_node, lambda ids: describe(group_ids=ids, include_authorized_operations=False)
+        manager = self._protocol.manager
+        with_consumer = self.supports(CONSUMER_GROUPS)
+        sent = [
+            (
+                node,
+                manager.send(
+                    ConsumerGroupDescribeRequest(group_ids=ids, include_authorized_operations=False),
+                    node_id=node,
+                )
+                if with_consumer
+                else None,
+                manager.send(
+                    DescribeGroupsRequest(groups=ids, include_authorized_operations=False), node_id=node
+                ),
             )
-            async for node, response in asked:
+            for node, ids in by_node.items()
+        ]
+        missing: list[str] = []
+        for node, consumer_future, classic_future in sent:
+            missing_what = _coordinator_of(by_node[node])
+            if consumer_future is not None:
+                response = await self._answer(consumer_future, missing_what)
                 for group in response.groups:
                     _raise_if_retriable(group.group_id, group.error_code)
                     if group.error_code == 0:
                         found[group.group_id] = _consumer_group(
                             group, self._coordinator(node), response.API_VERSION
                         )
-                    elif group.error_code in (GROUP_ID_NOT_FOUND, UNSUPPORTED_VERSION):
-                        # Not a consumer-protocol group, or a broker with KIP-848 switched
-                        # off (3.x): DescribeGroups knows the rest.
-                        classic[node].append(group.group_id)
-                    else:
+                    elif group.error_code not in (GROUP_ID_NOT_FOUND, UNSUPPORTED_VERSION):
+                        # (Those two: not a consumer-protocol group, or a broker with KIP-848
+                        # switched off (3.x): DescribeGroups answers for it.)
                         raise _group_error(group.group_id, group.error_code, group.error_message)
-        else:
-            classic = by_node
-
-        missing: list[str] = []
-        asked = self._per_coordinator(
-            classic, lambda ids: DescribeGroupsRequest(groups=ids, include_authorized_operations=False)
-        )
-        async for node, response in asked:
+            response = await self._answer(classic_future, missing_what)
             for group in response.groups:
+                if group.group_id in found:  # a consumer-protocol group: described above
+                    continue
                 _raise_if_retriable(group.group_id, group.error_code)
                 if group.error_code == GROUP_ID_NOT_FOUND or (
                     group.error_code == 0 and group.group_state == "Dead"

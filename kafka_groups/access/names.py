@@ -3,7 +3,9 @@ None (never an exception) when the cluster does not answer in time."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
+import threading
 import time
 from typing import Any
 
@@ -23,44 +25,87 @@ def _config(settings: ConnectionSettings) -> dict[str, Any]:
     return {"bootstrap.servers": settings.bootstrap_servers}
 
 
-def list_names(settings: ConnectionSettings, kind: str, deadline: float) -> list[str] | dict[str, int] | None:
-    """``groups`` and ``streams-groups``: group ids; ``topics``: topic -> partition count.
-    ``deadline`` is a ``time.monotonic()`` value."""
+# What a lookup returns when the cluster refused the credentials or the TLS handshake: the names
+# cached for these settings are not to be offered any more.
+REFUSED = "refused"
+_STEP_S = 0.02  # how often a lookup in flight looks for a refusal
+
+
+class _Refused(Exception):
+    pass
+
+
+def list_names(
+    settings: ConnectionSettings, kind: str, deadline: float
+) -> list[str] | dict[str, int] | str | None:
+    """``groups`` and ``streams-groups``: group ids; ``topics``: topic -> partition count;
+    ``REFUSED`` when the cluster refused the login or the TLS handshake (at once, not at the
+    deadline). ``deadline`` is a ``time.monotonic()`` value."""
+    from kafka_groups.access.diagnose import ConnectionWatch
+
+    watch = ConnectionWatch()
     try:
+        config = _config(settings)  # first: stores that cannot be read end the TAB before a client loads
         from confluent_kafka.admin import AdminClient
 
-        config = _config(settings)
         if deadline - time.monotonic() <= 0.05:
             return None
         quiet = logging.getLogger("kafka_groups.librdkafka.completion")
         quiet.setLevel(logging.CRITICAL + 1)
-        config |= {"socket.connection.setup.timeout.ms": 1000, "logger": quiet}
+        config |= {"socket.connection.setup.timeout.ms": 1000, "logger": quiet, "error_cb": watch.on_error}
         held = [AdminClient(config)]
     except Exception:
         return None
     try:
-        return _ask(held[0], kind, deadline)
+        return _ask(held[0], kind, deadline, watch)
+    except _Refused:
+        return REFUSED
     except Exception:
-        return None
+        held[0].poll(0)  # serves error_cb: a refusal reported as the call gave up
+        return REFUSED if watch.failed else None
     finally:
         clients.retire(held.pop())
         clients.sweep()
 
 
-def _ask(admin: Any, kind: str, deadline: float) -> list[str] | dict[str, int] | None:
+def _ask(admin: Any, kind: str, deadline: float, watch: Any) -> list[str] | dict[str, int] | None:
     left = deadline - time.monotonic()
     if left <= 0.05:
         return None
     if kind == "topics":
-        metadata = admin.list_topics(timeout=left)
+        metadata = _awaited(admin, _in_thread(lambda: admin.list_topics(timeout=left)), deadline, watch)
         return {name: len(t.partitions) for name, t in metadata.topics.items()}
-    future = admin.list_consumer_groups(request_timeout=left)
+    listed = _awaited(admin, admin.list_consumer_groups(request_timeout=left), deadline, watch)
     # A listing with any error (a timeout, a broker down) is no list of the groups: librdkafka
     # answers a timed-out one with no group and the error beside. It is never offered or cached.
-    listed = future.result(timeout=left)
     if listed.errors:
         return None
     return [g.group_id for g in listed.valid if _kind_matches(g, kind)]
+
+
+def _awaited(admin: Any, future: concurrent.futures.Future[Any], deadline: float, watch: Any) -> Any:
+    """The future's result; ``_Refused`` as soon as librdkafka reports a refused login or TLS
+    handshake (its error callback, served by ``poll``)."""
+    while not future.done() and time.monotonic() < deadline:
+        admin.poll(0)
+        if watch.failed:
+            raise _Refused
+        concurrent.futures.wait([future], timeout=_STEP_S)
+    return future.result(timeout=max(deadline - time.monotonic(), 0.0))
+
+
+def _in_thread(call: Any) -> concurrent.futures.Future[Any]:
+    """A blocking call run on a thread of its own, as a future (the process ends with the TAB)."""
+    future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+    def run() -> None:
+        try:
+            future.set_result(call())
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=run, daemon=True).start()
+    return future
 
 
 def _kind_matches(listing: object, kind: str) -> bool:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from kafka_groups.access.connection import Connection
 from kafka_groups.access.naming import (
     _common_reason,
-    _describe_groups_acl,
+    _coordinator_of,
     _offsets_missing,
     _seconds_left,
 )
@@ -69,20 +69,25 @@ class OffsetsAccess(Connection):
         up, checks again before its commit and reads back (10,000 partitions, three times).
         Thousands of partitions in all come as compact tables (core/offset_table.py), each
         answer turned into them as it arrives, in requests of at most ``POSITIONS_GROUPS``
-        groups: the decoded answers of 200,000 partitions never exist at once."""
+        groups: the decoded answers of 200,000 partitions never exist at once. Many groups are
+        read in batches, each under a deadline of its own (:meth:`_read_groups`)."""
+        from kafka_groups.core.offset_table import OffsetTable
+        from kafka_groups.core.reset import COMPACT_ABOVE
+
         if not group_ids:
             return {}
-        found: dict[str, Mapping[TopicPartition, int]] = self._via_protocol(
-            "fetching committed offsets",
-            self._run,
-            self._positions,
-            group_ids,
-            needs=_describe_groups_acl(group_ids),
-            on_retry=lambda _missing: self._forget_coordinators(group_ids),
-        )
+        found: dict[str, Mapping[TopicPartition, int]] = {}
+        for answer in self._read_groups("fetching committed offsets", self._positions, group_ids):
+            found.update(answer)
+        if len(found) > 1 and sum(len(held) for held in found.values()) > COMPACT_ABOVE:
+            # the groups of a batch read while its total was small, compact too
+            found = {g: OffsetTable.of(held).settle() for g, held in found.items()}
         return found
 
     async def _positions(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, int]]:
+        """OffsetFetch of the groups' offsets, one request per ``POSITIONS_GROUPS`` groups of a
+        coordinator, the coordinators' n-th requests in flight together; each answer is read
+        into a dict or, past ``COMPACT_ABOVE`` partitions in all, a compact table, and dropped."""
         from kafka.errors import for_code
 
         from kafka_groups.core.offset_table import OffsetTable
@@ -94,38 +99,50 @@ class OffsetsAccess(Connection):
             by_coordinator.setdefault(node, []).append(group_id)
         found: dict[str, Mapping[TopicPartition, int]] = {}
         total = 0
-        for node, ids in by_coordinator.items():
-            for start in range(0, len(ids), POSITIONS_GROUPS):
-                for asked, request in client.offset_fetch_requests(ids[start : start + POSITIONS_GROUPS]):
-                    response = await client.manager.send(request, node_id=node)
-                    if response.error_code:
-                        raise for_code(response.error_code)(
-                            f"OffsetFetchResponse failed for group '{asked}'."
+        queues = [
+            (
+                node,
+                [
+                    ask
+                    for i in range(0, len(ids), POSITIONS_GROUPS)
+                    for ask in client.offset_fetch_requests(ids[i : i + POSITIONS_GROUPS])
+                ],
+            )
+            for node, ids in by_coordinator.items()
+        ]
+        for turn in range(max((len(asks) for _, asks in queues), default=0)):
+            sent = [
+                (asks[turn][0], client.manager.send(asks[turn][1], node_id=node))
+                for node, asks in queues
+                if turn < len(asks)
+            ]
+            for asked, future in sent:
+                response = await self._answer(
+                    future, _coordinator_of([asked] if asked is not None else group_ids)
+                )
+                if response.error_code:
+                    raise for_code(response.error_code)(f"OffsetFetchResponse failed for group '{asked}'.")
+                for answer in response.groups if response.API_VERSION >= 8 else [response]:
+                    group_id = answer.group_id if response.API_VERSION >= 8 else asked
+                    if answer.error_code:
+                        raise for_code(answer.error_code)(
+                            f"OffsetFetchResponse failed for group '{group_id}'."
                         )
-                    for answer in response.groups if response.API_VERSION >= 8 else [response]:
-                        group_id = answer.group_id if response.API_VERSION >= 8 else asked
-                        if answer.error_code:
-                            raise for_code(answer.error_code)(
-                                f"OffsetFetchResponse failed for group '{group_id}'."
-                            )
-                        count = sum(len(t.partitions) for t in answer.topics)
-                        total += count
-                        held: dict[TopicPartition, int] | OffsetTable = (
-                            OffsetTable() if total > COMPACT_ABOVE else {}
-                        )
-                        for topic in answer.topics:
-                            name = topic.name
-                            for p in topic.partitions:
-                                if p.error_code:
-                                    raise for_code(p.error_code)(
-                                        f"OffsetFetchResponse failed for partition {p.partition_index}"
-                                    )
-                                if p.committed_offset >= 0:
-                                    held[(name, p.partition_index)] = p.committed_offset
-                        found[group_id] = held
-                    del response
-        if total > COMPACT_ABOVE:  # the groups read while the total was small, compact too
-            found = {g: OffsetTable.of(held).settle() for g, held in found.items()}
+                    total += sum(len(t.partitions) for t in answer.topics)
+                    held: dict[TopicPartition, int] | OffsetTable = (
+                        OffsetTable() if total > COMPACT_ABOVE else {}
+                    )
+                    for topic in answer.topics:
+                        name = topic.name
+                        for p in topic.partitions:
+                            if p.error_code:
+                                raise for_code(p.error_code)(
+                                    f"OffsetFetchResponse failed for partition {p.partition_index}"
+                                )
+                            if p.committed_offset >= 0:
+                                held[(name, p.partition_index)] = p.committed_offset
+                    found[group_id] = held.settle() if isinstance(held, OffsetTable) else held
+                del response
         return found
 
     def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:
@@ -152,17 +169,13 @@ class OffsetsAccess(Connection):
         consumer-group handle an admin client does not have when the coordinator answers
         NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE (librdkafka issue #5040), which a new
         cluster's or a moving coordinator does, and the whole process dies of a segmentation
-        fault. The protocol layer retries those answers like any other."""
+        fault. The protocol layer retries those answers like any other. Many groups are read in
+        batches, each under a deadline of its own (:meth:`_read_groups`)."""
         if not group_ids:
             return {}
-        fetched: dict[str, list[Any]] = self._via_protocol(
-            "fetching committed offsets",
-            self._run,
-            self._offset_fetch,
-            group_ids,
-            needs=_describe_groups_acl(group_ids),
-            on_retry=lambda _missing: self._forget_coordinators(group_ids),
-        )
+        fetched: dict[str, list[Any]] = {}
+        for answer in self._read_groups("fetching committed offsets", self._offset_fetch, group_ids):
+            fetched.update(answer)
         return fetched
 
     async def _offset_fetch(self, group_ids: list[str]) -> dict[str, list[Any]]:
@@ -176,9 +189,18 @@ class OffsetsAccess(Connection):
         for group_id, node in (await client.coordinators(group_ids)).items():
             by_coordinator.setdefault(node, []).append(group_id)
         fetched: dict[str, list[Any]] = {}
-        for node, ids in by_coordinator.items():
-            for asked, request in client.offset_fetch_requests(ids):
-                response = await client.manager.send(request, node_id=node)
+        # One request per coordinator (Kafka 3.0+), all in flight together; before OffsetFetch
+        # v8 one per group, the coordinators' n-th requests together (a connection takes a few).
+        queues = [(node, ids, client.offset_fetch_requests(ids)) for node, ids in by_coordinator.items()]
+        for turn in range(max((len(asks) for _, _, asks in queues), default=0)):
+            sent = [
+                (asks[turn][0], ids, client.manager.send(asks[turn][1], node_id=node))
+                for node, ids, asks in queues
+                if turn < len(asks)
+            ]
+            for asked, ids, future in sent:
+                waited_for = _coordinator_of([asked] if asked is not None else ids)
+                response = await self._answer(future, waited_for)
                 if response.error_code:
                     raise for_code(response.error_code)(f"OffsetFetchResponse failed for group '{asked}'.")
                 for answer in response.groups if response.API_VERSION >= 8 else [response]:

@@ -16,8 +16,10 @@ from kafka_groups.access.decode import (
 )
 from kafka_groups.access.naming import _coordinator_of
 from kafka_groups.access.retry import Unavailable, describe_error, is_retriable
+from kafka_groups.errors import UnsupportedByBroker
 
 if TYPE_CHECKING:  # the group descriptions load where they are made (decode.py says why)
+    from kafka_groups.core.capabilities import Capability
     from kafka_groups.core.describe import Coordinator
 
 
@@ -92,6 +94,20 @@ class ProtocolCalls:
         versions = self._protocol.manager.broker_version_data.api_versions
         low_high = versions.get(api_key)
         return int(low_high[1]) if low_high else -1
+
+    def supports(self, capability: Capability) -> bool:
+        """Whether the broker has a capability (core/capabilities.py), from its ApiVersions answer."""
+        from kafka_groups.core.capabilities import has
+
+        return has({capability.key: self._broker_api_version(capability.key)}, capability)
+
+    def require_streams_groups(self) -> None:
+        """Refuse, naming the API and the release that brings it, where the broker cannot have
+        streams groups: a listing or description would otherwise be empty, not true."""
+        from kafka_groups.core.capabilities import STREAMS_GROUPS, streams_refusal
+
+        if not self.supports(STREAMS_GROUPS):
+            raise UnsupportedByBroker(streams_refusal())
 
     def supports_group_creation_time(self) -> bool:
         """KIP-1282: does every broker speak ConsumerGroupDescribe v2 (GroupCreationTimeMs)?"""

@@ -61,8 +61,11 @@ class _Log:
 class CreationRegistry:
     """Reads and writes the two creation-time topics of one cluster."""
 
-    def __init__(self, settings: ConnectionSettings) -> None:
+    def __init__(self, settings: ConnectionSettings, replication_factor: int = -1) -> None:
         self.settings = settings
+        # Of the topics it creates: -1 is the broker's default (KIP-464), which brokers before
+        # 2.4 refuse; the caller that knows the broker's ApiVersions passes a number for those.
+        self.replication_factor = replication_factor
         self._group_log: _Log | None = None
 
     def _config(self) -> dict[str, Any]:
@@ -77,7 +80,14 @@ class CreationRegistry:
         held = [AdminClient(self._config())]
         try:
             futures = held[0].create_topics(
-                [NewTopic(name, num_partitions=1, replication_factor=-1, config=_TOPIC_CONFIG)],
+                [
+                    NewTopic(
+                        name,
+                        num_partitions=1,
+                        replication_factor=self.replication_factor,
+                        config=_TOPIC_CONFIG,
+                    )
+                ],
                 request_timeout=self.settings.timeout_s,
             )
             futures[name].result()

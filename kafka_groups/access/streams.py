@@ -6,12 +6,11 @@ from typing import TYPE_CHECKING
 
 from kafka_groups.access.decode import (
     GROUP_ID_NOT_FOUND,
-    STREAMS_GROUP_DESCRIBE_API_KEY,
     _group_error,
     _streams_group,
 )
 from kafka_groups.access.groups import GroupsAccess
-from kafka_groups.access.naming import _describe_groups_acl, _raise_if_retriable
+from kafka_groups.access.naming import _raise_if_retriable
 from kafka_groups.errors import ClusterError
 
 if TYPE_CHECKING:  # core.streams loads when a streams group is decoded (access.decode)
@@ -27,27 +26,22 @@ class StreamsAccess(GroupsAccess):
         return [g.group_id for g in select_streams_groups(listed, frozenset())]
 
     def describe_streams_groups(self, group_ids: list[str]) -> tuple[dict[str, StreamsGroup], dict[str, str]]:
-        """StreamsGroupDescribe (KIP-1071) to each coordinator once for all its groups.
+        """StreamsGroupDescribe (KIP-1071) to each coordinator once for all its groups (in
+        batches of at most ``GROUPS_PER_REQUEST`` groups, each under a deadline of its own).
 
         Returns the descriptions and, for groups the broker does not know as streams groups,
         its message (``Group g not found.``, ``Group g is not a streams group.``)."""
         if not group_ids:
             return {}, {}
-        if self._broker_api_version(STREAMS_GROUP_DESCRIBE_API_KEY) < 0:
-            raise ClusterError(
-                "The broker does not support streams groups (StreamsGroupDescribe); "
-                "they need Kafka 4.2 or newer"
-            )
-        ids = list(dict.fromkeys(group_ids))
-        described: tuple[dict[str, StreamsGroup], dict[str, str]] = self._via_protocol(
-            "describing streams groups",
-            self._run,
-            self._describe_streams,
-            ids,
-            needs=_describe_groups_acl(ids),
-            on_retry=lambda _missing: self._forget_coordinators(ids),
-        )
-        return described
+        self.require_streams_groups()
+        found: dict[str, StreamsGroup] = {}
+        missing: dict[str, str] = {}
+        for described, gone in self._read_groups(
+            "describing streams groups", self._describe_streams, group_ids
+        ):
+            found.update(described)
+            missing.update(gone)
+        return found, missing
 
     async def _describe_streams(self, group_ids: list[str]) -> tuple[dict[str, StreamsGroup], dict[str, str]]:
         from kafka_groups.access.messages import StreamsGroupDescribeRequest

@@ -1,5 +1,5 @@
-"""Topics: listing, describing (DescribeTopicPartitions, DescribeConfigs, reassignments),
-creating, adding partitions and deleting."""
+"""Topics: listing, describing (DescribeTopicPartitions, or Metadata on brokers before 3.8;
+DescribeConfigs, reassignments), creating, adding partitions and deleting."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from kafka_groups.access.connection import TIMEOUT_CODES, Connection
 from kafka_groups.access.decode import (
     CLUSTER_AUTHORIZATION_FAILED,
     DESCRIBE_PAGE,
-    DESCRIBE_TOPIC_PARTITIONS_API_KEY,
     TOPIC_ALREADY_EXISTS,
     UNSUPPORTED_VERSION,
     _config_is_default,
@@ -33,6 +32,21 @@ class TopicsAccess(Connection):
     def list_topics(self) -> list[str]:
         """Every topic name the cluster metadata reports, internal ones included."""
         return list(self._metadata().topics)
+
+    def cluster_summary(self) -> tuple[str | None, int]:
+        """The cluster's id and how many brokers it has: one DescribeCluster."""
+
+        def ask(deadline: Any) -> Any:
+            future = self._admin.describe_cluster(request_timeout=max(deadline.remaining_ms(), 1) / 1000)
+            try:
+                return future.result()
+            except Exception as exc:
+                if is_retriable(exc):
+                    raise Unavailable("the cluster's description", describe_error(exc)) from None
+                raise self._admin_error(exc, "describing the cluster") from None
+
+        described = self._retrying("the cluster's description", ask)
+        return described.cluster_id or None, len(described.nodes)
 
     def topic_layout(self) -> tuple[dict[str, tuple[int, str]], frozenset[int]]:
         """Every topic (internal ones included) with its partition count and id, and the live
@@ -61,8 +75,9 @@ class TopicsAccess(Connection):
         self, counts: dict[str, int], live_brokers: frozenset[int]
     ) -> tuple[dict[str, TopicState], dict[tuple[str, int], Reassignment]]:
         """Partition states (DescribeTopicPartitions, v1 with KIP-1327 creation times when the
-        brokers have it), every config (DescribeConfigs) and ongoing reassignments of the named
-        topics; the requests go out together, partitions in pages of 2,000."""
+        brokers have it; Metadata on brokers before 3.8, which lack it), every config
+        (DescribeConfigs) and ongoing reassignments of the named topics; the requests go out
+        together, partitions in pages of 2,000."""
         if not counts:
             return {}, {}
         described: tuple[dict[str, TopicState], dict[tuple[str, int], Reassignment]] = self._via_protocol(
@@ -76,12 +91,14 @@ class TopicsAccess(Connection):
         from kafka.admin import ConfigResource, ConfigResourceType
 
         from kafka_groups.access.messages import DescribeTopicPartitionsRequest
+        from kafka_groups.core.capabilities import DESCRIBE_TOPIC_PARTITIONS
         from kafka_groups.core.topic_states import MIN_ISR, ConfigValue, TopicState, kafka_uuid
 
         client = self._protocol
         manager = client.manager
-        if self._broker_api_version(DESCRIBE_TOPIC_PARTITIONS_API_KEY) < 0:
-            raise ClusterError("the brokers do not support DescribeTopicPartitions (Kafka 3.7 or later)")
+        # Brokers before 3.8 lack DescribeTopicPartitions: the partitions come from Metadata, as the
+        # Apache Admin client falls back to it (its partitions then carry no ELR: "Elr: N/A").
+        by_metadata = not self.supports(DESCRIBE_TOPIC_PARTITIONS)
         batches: list[list[str]] = [[]]
         size = 0
         for name in sorted(counts):
@@ -117,7 +134,7 @@ class TopicsAccess(Connection):
             )
             return manager.send(request, node_id=nodes[index % len(nodes)])
 
-        pending = [(i, names, page(i, names)) for i, names in enumerate(batches)]
+        pending = [] if by_metadata else [(i, names, page(i, names)) for i, names in enumerate(batches)]
         # what each page went to, to name a broker that does not answer
         node_of = {index: nodes[index % len(nodes)] for index, _, _ in pending}
         resources = [ConfigResource(ConfigResourceType.TOPIC, name) for name in sorted(counts)]
@@ -125,6 +142,9 @@ class TopicsAccess(Connection):
 
         partitions: dict[str, list[PartitionState]] = defaultdict(list)
         ids: dict[str, str] = {}
+        if by_metadata:
+            ids, by_topic = await self._partitions_by_metadata(sorted(counts), nodes[0], live_brokers)
+            partitions.update(by_topic)
         while pending:
             index, names, future = pending.pop(0)
             response = await answer(node_of[index], future)
@@ -168,6 +188,43 @@ class TopicsAccess(Connection):
         }
         return states, reassignments
 
+    async def _partitions_by_metadata(
+        self, names: list[str], node: int | None, live_brokers: frozenset[int]
+    ) -> tuple[dict[str, str], dict[str, list[PartitionState]]]:
+        """Topic ids and partition states from one Metadata request (brokers without
+        DescribeTopicPartitions). A leader that is not a live broker counts as none, as the
+        Apache Admin client maps it; no ELR (None: "N/A")."""
+        from kafka.protocol.metadata import MetadataRequest
+
+        from kafka_groups.core.topic_states import NO_LEADER, PartitionState, kafka_uuid
+
+        request = MetadataRequest(
+            topics=[MetadataRequest.MetadataRequestTopic(name=n) for n in names],
+            allow_auto_topic_creation=False,
+        )
+        missing = (
+            f"an answer from broker {self._broker_label(node)}"
+            if node is not None
+            else "the topics' metadata"
+        )
+        response = await self._answer(self._protocol.manager.send(request, node_id=node), missing)
+        ids: dict[str, str] = {}
+        partitions: dict[str, list[PartitionState]] = {}
+        for topic in response.topics:
+            if topic.error_code:
+                raise _topic_error(topic.name, topic.error_code)
+            ids[topic.name] = kafka_uuid(getattr(topic, "topic_id", None))
+            partitions[topic.name] = [
+                PartitionState(
+                    partition=p.partition_index,
+                    leader=p.leader_id if p.leader_id in live_brokers else NO_LEADER,
+                    replicas=tuple(p.replica_nodes),
+                    isr=tuple(p.isr_nodes),
+                )
+                for p in topic.partitions
+            ]
+        return ids, partitions
+
     async def _reassignments(self) -> dict[tuple[str, int], Reassignment]:
         """Ongoing partition reassignments; none when the cluster will not say (as the Apache
         tool treats an unsupported or unauthorized request)."""
@@ -205,10 +262,21 @@ class TopicsAccess(Connection):
         configs: dict[str, str],
         tolerate_exists: bool = False,
     ) -> bool:
-        """CreateTopics for one topic; False when it exists and ``tolerate_exists``."""
+        """CreateTopics for one topic; False when it exists and ``tolerate_exists``. A default
+        partition count or replication factor (KIP-464) is refused, as the Apache Admin client
+        refuses it, where the broker's CreateTopics is older than v4."""
         from confluent_kafka import KafkaException
         from confluent_kafka.admin import NewTopic  # type: ignore[attr-defined]
 
+        if not assignment and (partitions is None or replication_factor is None):
+            from kafka_groups.core.capabilities import DEFAULT_REPLICATION_FACTOR
+
+            if not self.supports(DEFAULT_REPLICATION_FACTOR):  # KIP-464: brokers before 2.4
+                raise TopicCommandError(
+                    "Creating topics with default partitions/replication factor are only supported in "
+                    "CreateTopicRequest version 4+. The following topics need values for partitions and "
+                    f"replicas: [{name}]"
+                )
         if assignment:
             # confluent-kafka wants the count with an assignment (-1 is refused).
             topic = NewTopic(

@@ -9,6 +9,7 @@ import typer
 
 from kafka_groups.cli.options import (
     BootstrapOpt,
+    ClusterOpt,
     CommandConfigOpt,
     DebugOpt,
     HealthOpt,
@@ -27,6 +28,7 @@ from kafka_groups.render import OutputFormat
 
 def describe_command(
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     timeout: TimeoutOpt = None,
     group: Annotated[
@@ -71,7 +73,7 @@ def describe_command(
     """
     check_groups(group or ())
     request = DescribeGroupsRequest(
-        connection(bootstrap_server, command_config, timeout, debug),
+        connection(bootstrap_server, command_config, timeout, debug, cluster=cluster),
         groups=tuple(group or ()),
         all_groups=all_groups,
         offsets=offsets,

@@ -8,6 +8,7 @@ import typer
 
 from kafka_groups.cli.options import (
     BootstrapOpt,
+    ClusterOpt,
     CommandConfigOpt,
     DebugOpt,
     OutputOpt,
@@ -23,6 +24,7 @@ from kafka_groups.render import OutputFormat
 
 def list_command(
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     timeout: TimeoutOpt = None,
     state: Annotated[
@@ -52,7 +54,7 @@ def list_command(
     Example: kafka-consumer-groups list --bootstrap-server localhost:9092 --state stable,empty
     """
     request = ListGroupsRequest(
-        connection(bootstrap_server, command_config, timeout, debug),
+        connection(bootstrap_server, command_config, timeout, debug, cluster=cluster),
         state=state,
         show_state=show_state,
         group_type=group_type,

@@ -8,10 +8,12 @@ import typer
 
 from kafka_groups.cli.options import (
     BootstrapOpt,
+    ClusterOpt,
     CommandConfigOpt,
     DebugOpt,
     OutputOpt,
     TimeoutOpt,
+    YesOpt,
     connection,
 )
 from kafka_groups.cli.runner import perform
@@ -30,6 +32,7 @@ from kafka_groups.render import OutputFormat
 
 def reset_command(
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     timeout: TimeoutOpt = None,
     group: Annotated[
@@ -69,8 +72,9 @@ def reset_command(
         str | None,
         typer.Option(
             "--to-datetime",
-            help="Scenario: the first offset at or after this time"
-            " (YYYY-MM-DDTHH:mm:SS.sss, UTC unless a zone is given).",
+            help="Scenario: the first offset at or after this time: YYYY-MM-DDTHH:mm:SS.sss, or what "
+            "python-dateutil reads ('2026-01-31 12:00', 'Jan 31 2026 12:00 UTC', '...+05:30'); UTC unless "
+            "a zone is given. The instant taken is said on stderr.",
         ),
     ] = None,
     by_duration: Annotated[
@@ -116,6 +120,7 @@ def reset_command(
     ] = None,
     allow_non_atomic: AllowNonAtomicOpt = False,
     output: OutputOpt = OutputFormat.AUTO,
+    yes: YesOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Reset the committed offsets of inactive groups (dry run unless --execute).
@@ -139,7 +144,7 @@ def reset_command(
         to_group,
     )
     request = ResetOffsetsRequest(
-        connection(bootstrap_server, command_config, timeout, debug),
+        connection(bootstrap_server, command_config, timeout, debug, cluster=cluster, assume_yes=yes),
         groups=tuple(group or ()),
         all_groups=all_groups,
         topics=tuple(topic or ()),
@@ -154,6 +159,7 @@ def reset_command(
         exclude_groups=tuple(exclude_group or ()),
         skip_active=skip_active,
         allow_non_atomic=allow_non_atomic,
+        friendly_times=True,
     )
     perform(request)
 

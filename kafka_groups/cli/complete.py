@@ -160,6 +160,8 @@ def complete_value(prog: str, option: str, incomplete: str, line: Line, names: N
         return Answer([(s, "") for s in states])
     if option == "type":
         return Answer([("consumer", ""), ("classic", "")])
+    if option == "cluster":  # from the clusters file: nothing contacted, nothing but that file read
+        return Answer([(n, bootstrap) for n, bootstrap in _cluster_names()])
     if option == "watch":
         return Answer([("2", "seconds between refreshes (the default)"), ("5", "seconds"), ("10", "seconds")])
     if names is None:
@@ -175,6 +177,18 @@ def complete_value(prog: str, option: str, incomplete: str, line: Line, names: N
             return Answer([(f"{topic}:{p}", f"partition {p}") for p in range(count)])
         return Answer([(t, f"{n} partition(s)") for t, n in sorted(topics.items())])
     return Answer([])
+
+
+def _cluster_names() -> list[tuple[str, str]]:
+    """The clusters of clusters.toml with their servers; none when the file is absent or wrong (a
+    TAB prints no error)."""
+    from kafka_groups.clusters import load_clusters
+    from kafka_groups.errors import CliError
+
+    try:
+        return [(c.name, c.bootstrap_server) for c in load_clusters().clusters.values()]
+    except CliError:
+        return []
 
 
 def complete_flag_form(prog: str, words: Sequence[str], incomplete: str, names: NameSource | None) -> Answer:
@@ -200,7 +214,9 @@ def complete(prog: str, words: Sequence[str], incomplete: str, names: NameSource
     if words and words[0] in spec.subcommands:
         # Names after --group/--topic come live in this form too; the rest comes from Click.
         previous = _option_name(words[-1]) if len(words) > 1 and "=" not in words[-1] else None
-        if previous in ("group", "to-group", "topic", "input-topic") and not incomplete.startswith("-"):
+        if previous in ("group", "to-group", "topic", "input-topic", "cluster") and not incomplete.startswith(
+            "-"
+        ):
             line, _ = read_line(spec, words[1:], incomplete)
             return complete_value(prog, previous, incomplete, line, names)
         return Answer(_click_completions(prog, list(words), incomplete))

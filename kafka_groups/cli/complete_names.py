@@ -32,28 +32,36 @@ class NameSource:
         return {str(k): int(v) for k, v in found.items()} if isinstance(found, dict) else {}
 
     def _fetch(self, kind: str, line: Line) -> object:
+        import time
+
         from kafka_groups.cli import name_cache
 
+        # From here on nothing may hold the TAB past its budget: the settings name files, the
+        # cache is a file, the cluster may not answer.
+        left = tab_budget_s(self.environ) - _process_age_s()
+        _hard_stop(max(left, 0.0))
+        deadline = time.monotonic() + left - LOOKUP_MARGIN_S
         bootstrap, config = self._connection(line)
         try:
             from kafka_groups.settings import resolve_settings
 
-            settings = resolve_settings(bootstrap, config, 1000, environ=self.environ)
+            # Files named by settings are read only when regular (never stdin, a FIFO or a device).
+            cluster = line.values.get("cluster")
+            settings = resolve_settings(bootstrap, config, 1000, environ=self.environ, cluster=cluster)
         except Exception:
             return None
-        cached = name_cache.read(settings.bootstrap_servers, kind, self.environ)
+        key = name_cache.key_of(settings)
+        cached = name_cache.read(key, kind, self.environ)
         if cached is not None:
             return cached
-        import time
-
-        left = tab_budget_s(self.environ) - _process_age_s()
-        _hard_stop(max(left, 0.0))
-        deadline = time.monotonic() + left - LOOKUP_MARGIN_S
-        from kafka_groups.access.names import list_names
+        from kafka_groups.access.names import REFUSED, list_names
 
         found = list_names(settings, kind, deadline)
+        if found == REFUSED:
+            name_cache.forget(key, self.environ)
+            return None
         if found is not None:
-            name_cache.write(settings.bootstrap_servers, kind, found, self.environ)
+            name_cache.write(key, kind, found, self.environ)
         return found
 
 
@@ -85,11 +93,17 @@ def _process_age_s() -> float:
         return 0.0
 
 
+_stopping: list[object] = []  # the timer, once started
+
+
 def _hard_stop(after_s: float) -> None:
     """Whatever hangs (a paused broker, a slow disk), the shell gets its answer: the process
-    ends silently ``after_s`` from now."""
+    ends silently ``after_s`` from now (once per process)."""
     import threading
 
+    if _stopping:
+        return
     killer = threading.Timer(after_s, lambda: os._exit(0))
     killer.daemon = True
     killer.start()
+    _stopping.append(killer)

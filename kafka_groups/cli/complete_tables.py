@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-COMMON = ("bootstrap-server", "command-config", "timeout", "output", "debug")
+COMMON = ("bootstrap-server", "command-config", "cluster", "timeout", "output", "debug")
 SCENARIOS = (
     "to-earliest",
     "to-latest",
@@ -37,6 +37,7 @@ RESET_SCOPE = (
     "export",
     "backup-dir",
     "allow-non-atomic",
+    "yes",
 )
 
 
@@ -65,7 +66,7 @@ _GROUP_EXCLUSIVE = (
     ("members", "offsets", "state"),
 )
 _CG_VALUED = frozenset(
-    {"bootstrap-server", "command-config", "group", "topic", "timeout", "output", "backup-dir"}
+    {"bootstrap-server", "command-config", "cluster", "group", "topic", "timeout", "output", "backup-dir"}
     | {"to-offset", "from-file", "to-datetime", "by-duration", "shift-by", "validate-regex"}
     | {"to-group", *SELECT}
 )
@@ -75,14 +76,14 @@ _DESCRIBE = ("group", "all-groups", *SELECT, "members", "offsets", "state", "ver
 
 TOOLS: dict[str, ToolSpec] = {
     "kafka-consumer-groups": ToolSpec(
-        subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
+        subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete", "clusters"),
         actions=("list", "describe", "reset-offsets", "delete-offsets", "delete", "validate-regex"),
         per_action={
             "list": ("state", "type", "watch"),
             "describe": (*_DESCRIBE, "lag-time", "watch"),
             "reset-offsets": (*RESET_SCOPE, "topic", "all-topics", *SCENARIOS),
-            "delete-offsets": ("group", "topic", "backup-dir"),
-            "delete": ("group", "all-groups", *SELECT, "backup-dir"),
+            "delete-offsets": ("group", "topic", "from-file", "backup-dir", "yes"),
+            "delete": ("group", "all-groups", *SELECT, "backup-dir", "yes"),
             "validate-regex": (),
         },
         valued=_CG_VALUED,
@@ -90,13 +91,13 @@ TOOLS: dict[str, ToolSpec] = {
         optional_value=frozenset({"state", "type", "watch"}),
     ),
     "kafka-streams-groups": ToolSpec(
-        subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
+        subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete", "clusters"),
         actions=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
         per_action={
             "list": ("state", "watch"),
             "describe": (*_DESCRIBE, "watch"),
             "reset-offsets": (*RESET_SCOPE, "input-topic", "all-input-topics", *SCENARIOS),
-            "delete-offsets": ("group", "input-topic", "all-input-topics", "backup-dir"),
+            "delete-offsets": ("group", "input-topic", "all-input-topics", "backup-dir", "yes"),
             "delete": (
                 "group",
                 "all-groups",
@@ -104,6 +105,7 @@ TOOLS: dict[str, ToolSpec] = {
                 "delete-internal-topic",
                 "delete-all-internal-topics",
                 "backup-dir",
+                "yes",
             ),
         },
         valued=(_CG_VALUED - {"topic", "validate-regex"}) | {"input-topic", "delete-internal-topic"},
@@ -116,7 +118,7 @@ TOOLS: dict[str, ToolSpec] = {
         optional_value=frozenset({"state", "watch"}),
     ),
     "kafka-topics": ToolSpec(
-        subcommands=("list", "describe", "create", "alter", "delete"),
+        subcommands=("list", "describe", "create", "alter", "delete", "clusters"),
         actions=("list", "describe", "create", "alter", "delete"),
         per_action={
             "list": ("topic", "exclude-internal"),
@@ -139,15 +141,16 @@ TOOLS: dict[str, ToolSpec] = {
                 "replica-assignment",
                 "config",
                 "if-not-exists",
+                "yes",
             ),
-            "alter": ("topic", "partitions", "replica-assignment", "if-exists", "dry-run"),
-            "delete": ("topic", "topic-id", "if-exists"),
+            "alter": ("topic", "partitions", "replica-assignment", "if-exists", "dry-run", "yes"),
+            "delete": ("topic", "topic-id", "if-exists", "yes"),
         },
         valued=frozenset(
-            {"bootstrap-server", "command-config", "output", "topic", "topic-id", "partitions"}
+            {"bootstrap-server", "command-config", "cluster", "output", "topic", "topic-id", "partitions"}
             | {"replication-factor", "replica-assignment", "config", "partition-size-limit-per-response"}
         ),
-        common=("bootstrap-server", "command-config", "output", "debug"),
+        common=("bootstrap-server", "command-config", "cluster", "output", "debug"),
         exclusive=(
             (
                 "under-replicated-partitions",
@@ -174,6 +177,8 @@ DESCRIPTIONS = {
     "alter": "add partitions to a topic",
     "bootstrap-server": "host:port[,host:port] of the cluster",
     "command-config": "client properties file (security, SASL, TLS)",
+    "cluster": "a cluster named in clusters.toml (ours)",
+    "yes": "confirm a write to a protected cluster without a prompt (ours)",
     "timeout": "milliseconds to wait for the cluster",
     "output": "text, table, json or csv (ours)",
     "debug": "tracebacks and client logs (ours)",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafka_groups.cli import cg_delete, cg_describe, cg_list, cg_reset, cg_validate
+from kafka_groups.cli import cg_delete, cg_describe, cg_list, cg_reset, cg_validate, clusters_cmd
 from kafka_groups.cli.options import new_app
 
 app = new_app(
@@ -18,3 +18,4 @@ app.command("reset-offsets")(cg_reset.reset_command)
 app.command("delete-offsets")(cg_delete.delete_offsets_command)
 app.command("delete")(cg_delete.delete_command)
 app.command("validate-regex")(cg_validate.validate_regex_command)
+app.add_typer(clusters_cmd.app)

@@ -96,6 +96,8 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("output", Arg.REQUIRED),
     Opt("o", Arg.REQUIRED),  # short for --output
     Opt("debug"),
+    Opt("cluster", Arg.REQUIRED),  # a cluster of clusters.toml
+    Opt("yes"),  # a write to a protected cluster, confirmed beforehand
     Opt("watch", Arg.OPTIONAL, available_if=("describe", "list")),  # ours
 )
 
@@ -119,7 +121,11 @@ def no_selector(p: Parsed, action: str) -> UsageError:
 def validate(p: Parsed) -> str:
     """Apply the Apache tool's checks in its order; return the one action requested."""
     # --validate-regex contacts nothing: the Apache tool requires no --bootstrap-server with it.
-    if not p.has("validate-regex") and not p.has("bootstrap-server") and not bootstrap_from_environment():
+    if (
+        not p.has("validate-regex")
+        and not p.present(("bootstrap-server", "cluster"))
+        and not bootstrap_from_environment()
+    ):
         raise UsageError('Missing required argument "[bootstrap-server]"')
     if p.has("describe"):
         if not p.present(SELECTORS):
@@ -137,8 +143,14 @@ def validate(p: Parsed) -> str:
             raise UsageError(
                 "The consumer does not support topic-specific offset deletion from a consumer group."
             )
-    if p.has("delete-offsets") and not (p.has("group") and p.has("topic")):
-        raise UsageError("Option [delete-offsets] takes the following options: [topic], [group]")
+    if p.has("delete-offsets"):
+        if p.has("from-file"):  # ours: the partitions of every group a plan file names
+            if p.has("topic"):
+                raise _conflict("from-file", "topic")
+            if p.has("all-groups"):
+                raise _conflict("from-file", "all-groups")
+        elif not (p.has("group") and p.has("topic")):
+            raise UsageError("Option [delete-offsets] takes the following options: [topic], [group]")
     if p.has("reset-offsets"):
         if p.has("dry-run") and p.has("execute"):
             raise UsageError("Option [reset-offsets] only accepts one of [execute] and [dry-run]")
@@ -169,9 +181,9 @@ def validate(p: Parsed) -> str:
 def bootstrap_from_environment() -> bool:
     import os
 
-    from kafka_groups.settings import ENV_BOOTSTRAP, ENV_COMMAND_CONFIG
+    from kafka_groups.settings import ENV_BOOTSTRAP, ENV_CLUSTER, ENV_COMMAND_CONFIG
 
-    return bool(os.environ.get(ENV_BOOTSTRAP) or os.environ.get(ENV_COMMAND_CONFIG))
+    return any(os.environ.get(name, "").strip() for name in (ENV_BOOTSTRAP, ENV_COMMAND_CONFIG, ENV_CLUSTER))
 
 
 def connection_args(p: Parsed, default_timeout: int = GROUPS_TIMEOUT_MS) -> ConnectionArgs:
@@ -182,6 +194,8 @@ def connection_args(p: Parsed, default_timeout: int = GROUPS_TIMEOUT_MS) -> Conn
         timeout_ms=parse_long(p.one("timeout"), "timeout") if p.has("timeout") else None,
         debug=p.has("debug"),
         default_timeout_ms=default_timeout,
+        cluster=p.one("cluster"),
+        assume_yes=p.has("yes"),
     )
 
 
@@ -282,6 +296,16 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             group_patterns=tuple(p.all("group-pattern")),
             exclude_groups=tuple(p.all("exclude-group")),
             allow_non_atomic=p.has("allow-non-atomic"),
+        )
+    if action == "delete-offsets" and p.has("from-file"):
+        from kafka_groups.commands.delete_file_offsets import DeleteFileOffsetsRequest
+
+        return DeleteFileOffsetsRequest(
+            connection_args(p),
+            path=p.one("from-file") or "",
+            groups=tuple(p.all("group")),
+            backup_dir=p.one("backup-dir"),
+            output=output_format(p),
         )
     if action == "delete-offsets":
         groups = p.all("group")

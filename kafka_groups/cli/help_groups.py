@@ -28,8 +28,24 @@ def _connection(default_timeout_ms: int) -> Section:
                 "How long to wait for the cluster, e.g. for a group to stabilize when it was just "
                 f"created or is changing (default: {default_timeout_ms}, or set {ENV_TIMEOUT}).",
             ),
+            CLUSTER_OPTION,
+            YES_OPTION,
         ),
     )
+
+
+# Ours, in every tool: a named cluster of clusters.toml, and a write to a protected one confirmed.
+CLUSTER_OPTION = (
+    "--cluster <name>",
+    "Ours: a cluster named in $XDG_CONFIG_HOME/kafka-group-tools/clusters.toml (its servers, "
+    "properties and default timeout; or set KAFKA_TOOLS_CLUSTER). --bootstrap-server and "
+    "--command-config given too win over it. `clusters list|show|check` shows them.",
+)
+YES_OPTION = (
+    "--yes",
+    "Ours: with a write to a cluster marked protected, confirm without being asked to type its "
+    "name (required where there is no terminal to ask on).",
+)
 
 
 _SCENARIOS = (
@@ -154,6 +170,11 @@ CONSUMER_GROUPS = ToolHelp(
             "terminal); json is versioned (docs/json.md).",
         ),
         ("--backup-dir <dir>", "Where the backup of the state before a write goes (printed with its undo)."),
+        (
+            "--delete-offsets --from-file <file>",
+            "Instead of --topic: the partitions of every group a plan file names (--group keeps only "
+            "those groups); a reset's undo deletes the offsets the reset created with it.",
+        ),
         ("--to-start-time", "Reset to the group's creation time, when the broker records it (KIP-1282)."),
         (
             "--to-nearest",
@@ -191,7 +212,7 @@ CONSUMER_GROUPS = ToolHelp(
         ("--install-completion <shell>", "Install it for your user."),
         _WATCH,
     ),
-    subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
+    subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete", "clusters"),
 )
 
 STREAMS_GROUPS = ToolHelp(
@@ -251,5 +272,5 @@ STREAMS_GROUPS = ToolHelp(
         Section("Other", (("--help", "Print this help."), ("--version", "Print the version."))),
     ),
     ours=tuple(e for e in CONSUMER_GROUPS.ours if e[0] != "--lag-time"),  # consumer groups only
-    subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete"),
+    subcommands=("list", "describe", "reset-offsets", "delete-offsets", "delete", "clusters"),
 )

@@ -6,7 +6,7 @@ floor). A new option goes in the section of the action it serves, or in ``ours``
 
 from __future__ import annotations
 
-from kafka_groups.cli.help_groups import CONSUMER_GROUPS
+from kafka_groups.cli.help_groups import CLUSTER_OPTION, CONSUMER_GROUPS, YES_OPTION
 from kafka_groups.cli.help_model import Section, ToolHelp
 
 _REPORTS = (
@@ -33,6 +33,8 @@ TOPICS = ToolHelp(
             (
                 ("--bootstrap-server <host:port,...>", "REQUIRED: the Kafka server to connect to."),
                 ("--command-config <file>", "Property file with configs for the Admin client."),
+                CLUSTER_OPTION,
+                YES_OPTION,
             ),
         ),
         Section(
@@ -125,5 +127,5 @@ TOPICS = ToolHelp(
             in ("--output", "--debug", "--show-completion", "--install-completion")
         ),
     ),
-    subcommands=("list", "describe", "create", "alter", "delete"),
+    subcommands=("list", "describe", "create", "alter", "delete", "clusters"),
 )

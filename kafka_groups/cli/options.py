@@ -27,6 +27,23 @@ CommandConfigOpt = Annotated[
         show_default=False,
     ),
 ]
+ClusterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        help="Ours: a cluster named in clusters.toml (its servers, properties and timeout; or set "
+        "KAFKA_TOOLS_CLUSTER). --bootstrap-server and --command-config given too win over it.",
+        show_default=False,
+    ),
+]
+YesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--yes",
+        help="Ours: confirm a write to a cluster marked protected in clusters.toml without being asked "
+        "(required where there is no terminal to ask on).",
+    ),
+]
 OutputOpt = Annotated[
     OutputFormat,
     typer.Option(
@@ -64,15 +81,26 @@ def connection(
     timeout_ms: int | None,
     debug: bool,
     default_timeout_ms: int = GROUPS_TIMEOUT_MS,
+    cluster: str | None = None,
+    assume_yes: bool = False,
 ) -> ConnectionArgs:
-    return ConnectionArgs(bootstrap_server, command_config, timeout_ms, debug, default_timeout_ms)
+    return ConnectionArgs(
+        bootstrap_server, command_config, timeout_ms, debug, default_timeout_ms, cluster, assume_yes
+    )
 
 
 def streams_connection(
-    bootstrap_server: str | None, command_config: str | None, timeout_ms: int | None, debug: bool
+    bootstrap_server: str | None,
+    command_config: str | None,
+    timeout_ms: int | None,
+    debug: bool,
+    cluster: str | None = None,
+    assume_yes: bool = False,
 ) -> ConnectionArgs:
     """kafka-streams-groups' connection: its --timeout defaults to 30 s, as in the Apache tool."""
-    return connection(bootstrap_server, command_config, timeout_ms, debug, STREAMS_TIMEOUT_MS)
+    return connection(
+        bootstrap_server, command_config, timeout_ms, debug, STREAMS_TIMEOUT_MS, cluster, assume_yes
+    )
 
 
 def new_app(name: str, help_text: str) -> typer.Typer:

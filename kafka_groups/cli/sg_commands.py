@@ -11,12 +11,14 @@ from kafka_groups.cli.cg_delete import BackupDirOpt
 from kafka_groups.cli.cg_reset import scenarios_given
 from kafka_groups.cli.options import (
     BootstrapOpt,
+    ClusterOpt,
     CommandConfigOpt,
     DebugOpt,
     HealthOpt,
     OutputOpt,
     StreamsTimeoutOpt,
     WatchOpt,
+    YesOpt,
     streams_connection,
     watch_interval,
 )
@@ -56,6 +58,7 @@ AllInputTopicsOpt = Annotated[
 
 def describe_command(
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     timeout: StreamsTimeoutOpt = None,
     group: GroupsOpt = None,
@@ -91,7 +94,7 @@ def describe_command(
             "Option [describe] takes at most one of these options: [members], [offsets], [state]"
         )
     request = DescribeStreamsRequest(
-        streams_connection(bootstrap_server, command_config, timeout, debug),
+        streams_connection(bootstrap_server, command_config, timeout, debug, cluster=cluster),
         groups=tuple(group or ()),
         all_groups=all_groups,
         view=views[0] if views else "offsets",
@@ -107,6 +110,7 @@ def describe_command(
 
 def reset_command(
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     timeout: StreamsTimeoutOpt = None,
     group: GroupsOpt = None,
@@ -166,6 +170,7 @@ def reset_command(
     backup_dir: BackupDirOpt = None,
     allow_non_atomic: AllowNonAtomicOpt = False,
     output: OutputOpt = OutputFormat.AUTO,
+    yes: YesOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Reset the committed offsets of inactive streams groups (dry run unless --execute).
@@ -179,7 +184,7 @@ def reset_command(
     check_topic_args(input_topic or (), "--input-topic")
     check_names(delete_internal_topic or (), "--delete-internal-topic", "topic")
     request = ResetOffsetsRequest(
-        streams_connection(bootstrap_server, command_config, timeout, debug),
+        streams_connection(bootstrap_server, command_config, timeout, debug, cluster=cluster, assume_yes=yes),
         groups=tuple(group or ()),
         all_groups=all_groups,
         topics=tuple(input_topic or ()),
@@ -210,6 +215,7 @@ def reset_command(
         exclude_groups=tuple(exclude_group or ()),
         skip_active=skip_active,
         allow_non_atomic=allow_non_atomic,
+        friendly_times=True,
     )
     perform(request)
 
@@ -217,12 +223,14 @@ def reset_command(
 def delete_offsets_command(
     group: Annotated[str, typer.Option("--group", help="The streams group whose offsets to delete.")],
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     timeout: StreamsTimeoutOpt = None,
     input_topic: InputTopicOpt = None,
     all_input_topics: AllInputTopicsOpt = False,
     backup_dir: BackupDirOpt = None,
     output: OutputOpt = OutputFormat.AUTO,
+    yes: YesOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Delete a streams group's committed offsets for some input topics (KIP-496).
@@ -235,7 +243,7 @@ def delete_offsets_command(
     check_groups([group])
     check_topic_args(input_topic or (), "--input-topic")
     request = DeleteOffsetsRequest(
-        streams_connection(bootstrap_server, command_config, timeout, debug),
+        streams_connection(bootstrap_server, command_config, timeout, debug, cluster=cluster, assume_yes=yes),
         group=group,
         topics=tuple(input_topic or ()),
         all_input_topics=all_input_topics,
@@ -248,6 +256,7 @@ def delete_offsets_command(
 
 def delete_command(
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     timeout: StreamsTimeoutOpt = None,
     group: GroupsOpt = None,
@@ -259,6 +268,7 @@ def delete_command(
     ] = False,
     backup_dir: BackupDirOpt = None,
     output: OutputOpt = OutputFormat.AUTO,
+    yes: YesOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Delete Empty streams groups (and, if asked, their internal topics).
@@ -269,7 +279,7 @@ def delete_command(
     """
     check_groups(group or ())
     request = DeleteStreamsGroupsRequest(
-        streams_connection(bootstrap_server, command_config, timeout, debug),
+        streams_connection(bootstrap_server, command_config, timeout, debug, cluster=cluster, assume_yes=yes),
         groups=tuple(group or ()),
         all_groups=all_groups,
         delete_all_internal_topics=delete_all_internal_topics,

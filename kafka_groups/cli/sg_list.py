@@ -8,6 +8,7 @@ import typer
 
 from kafka_groups.cli.options import (
     BootstrapOpt,
+    ClusterOpt,
     CommandConfigOpt,
     DebugOpt,
     OutputOpt,
@@ -23,6 +24,7 @@ from kafka_groups.render import OutputFormat
 
 def list_command(
     bootstrap_server: BootstrapOpt = None,
+    cluster: ClusterOpt = None,
     command_config: CommandConfigOpt = None,
     timeout: StreamsTimeoutOpt = None,
     state: Annotated[
@@ -43,7 +45,7 @@ def list_command(
     Example: kafka-streams-groups list --bootstrap-server localhost:9092 --state stable
     """
     request = ListGroupsRequest(
-        streams_connection(bootstrap_server, command_config, timeout, debug),
+        streams_connection(bootstrap_server, command_config, timeout, debug, cluster=cluster),
         state=state,
         show_state=show_state,
         streams=True,

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any, NoReturn
+
+# The console script imports this module before the tool handles Ctrl-C: kept light (not even
+# typing, whose imports take most of this module's time).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, NoReturn
 
 PROG = "kafka-streams-groups"
-SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete")
+SUBCOMMANDS = ("list", "describe", "reset-offsets", "delete-offsets", "delete", "clusters")
 
 
 def load_app() -> Any:

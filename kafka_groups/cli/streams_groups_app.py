@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafka_groups.cli import sg_commands, sg_list
+from kafka_groups.cli import clusters_cmd, sg_commands, sg_list
 from kafka_groups.cli.options import new_app
 
 app = new_app(
@@ -17,3 +17,4 @@ app.command("describe")(sg_commands.describe_command)
 app.command("reset-offsets")(sg_commands.reset_command)
 app.command("delete-offsets")(sg_commands.delete_offsets_command)
 app.command("delete")(sg_commands.delete_command)
+app.add_typer(clusters_cmd.app)

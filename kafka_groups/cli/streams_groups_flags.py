@@ -57,6 +57,8 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("output", Arg.REQUIRED),
     Opt("o", Arg.REQUIRED),  # short for --output
     Opt("debug"),
+    Opt("cluster", Arg.REQUIRED),  # a cluster of clusters.toml
+    Opt("yes"),  # a write to a protected cluster, confirmed beforehand
 )
 SCOPES = "[all-groups], [group]"
 
@@ -67,7 +69,7 @@ def _conflict(used: str, other: str) -> UsageError:
 
 def validate(p: Parsed) -> str:
     """Apply the Apache tool's checks in its order; return the one action requested."""
-    if not p.has("bootstrap-server") and not bootstrap_from_environment():
+    if not p.present(("bootstrap-server", "cluster")) and not bootstrap_from_environment():
         raise UsageError('Missing required argument "[bootstrap-server]"')
     if p.has("describe"):
         if not p.present(SELECTORS):

@@ -11,11 +11,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kafka_groups.commands.backup import check_command, narrow_backup, save_backup, undo_command, undo_hint
-from kafka_groups.commands.delete_parts import Limit, delete_in_parts, group_fits, offset_parts
+from kafka_groups.commands.backup import Undo, backup_folder, check_command, narrow_backup, save_backup
+from kafka_groups.commands.delete_parts import (
+    Limit,
+    PartsDeleted,
+    delete_in_parts,
+    group_fits,
+    offset_parts,
+)
 from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, fault_point
 from kafka_groups.commands.select import consumer_group_ids
 from kafka_groups.commands.session import cluster_session
+from kafka_groups.commands.target import name_target
 from kafka_groups.core.delete import (
     WHOLE_TOPIC,
     GroupDeleteResult,
@@ -27,8 +34,9 @@ from kafka_groups.core.delete import (
 from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.group_select import GroupSelection, announce_matches
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION, KafkaErrorInfo, error_info
+from kafka_groups.core.selectors import check_backup_dir
 from kafka_groups.core.streams import input_partitions
-from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UsageError
+from kafka_groups.errors import CliError, NotFoundError, PartialFailure, UnsupportedByBroker, UsageError
 from kafka_groups.render import OutputFormat
 from kafka_groups.render.outcome import Outcome as CommandOutcome
 from kafka_groups.render.outcome import Show
@@ -39,6 +47,7 @@ if TYPE_CHECKING:
 
 
 REQUEST_TIMED_OUT = 7
+NON_EMPTY_GROUP = 68
 
 
 def deletion_failure(outcome: Outcome, problem: str | None, verdict: Verdict | None) -> CliError | None:
@@ -71,12 +80,28 @@ class DeleteOffsetsRequest:
             )
         if not self.streams and not self.topics:
             raise UsageError("Option [delete-offsets] takes the following options: [topic], [group]")
+        check_backup_dir(self.backup_dir)
         explicit, whole = split_topic_args(self.topics)
         notes: list[str] = []
-        with cluster_session(self.connection) as access:
+        with cluster_session(self.connection, writes=True) as access:
+            self._refuse_unsupported(access)
             result, verdict = self._delete(access, explicit, whole, notes)
         failure = deletion_failure(result.outcome, result.problem(), verdict)
         return CommandOutcome(result, self.output, notices=tuple(notes), failure=failure)
+
+    def _refuse_unsupported(self, access: KafkaAccess) -> None:
+        """Before anything is read, backed up or announced: refuse what the broker cannot do, as
+        its ApiVersions answer says (no OffsetDelete before Kafka 2.4), and, for
+        kafka-streams-groups, a group that is not a streams group (the Apache tool would delete
+        a classic group's offsets)."""
+        from kafka_groups.core.capabilities import OFFSET_DELETE, offset_delete_refusal
+
+        if self.streams:  # refused first where the broker cannot have streams groups at all
+            found, missing = access.describe_streams_groups([self.group])
+            if self.group not in found:
+                raise NotFoundError(missing.get(self.group, f"Group {self.group} not found."))
+        if not access.supports(OFFSET_DELETE):
+            raise UnsupportedByBroker(offset_delete_refusal())
 
     def _delete(
         self, access: KafkaAccess, explicit: list[TopicPartition], whole: list[str], notes: list[str]
@@ -99,11 +124,18 @@ class DeleteOffsetsRequest:
         chosen = list(partitions)
         about_to_go = {tp: c.offset for tp, c in current.items() if tp in partitions}
         tool = "kafka-streams-groups" if self.streams else "kafka-consumer-groups"
+        name_target(access)
         fault_point("before-backup")
         backup = save_backup("delete-offsets", {self.group: about_to_go}, self.backup_dir)
         fault_point("after-backup")
-        if backup:
-            announce(undo_hint("this deletion removed", backup, [self.group], self.connection, tool))
+        way_back = Undo(
+            self.connection,
+            backup_folder(self.backup_dir),
+            tool,
+            restore=backup,
+            restore_groups=(self.group,),
+        )
+        announce(way_back.hint("this deletion removed"))
 
         def read(reader: KafkaAccess) -> dict[TopicPartition, int]:
             held = reader.committed_offsets([self.group]).get(self.group, {})
@@ -111,8 +143,13 @@ class DeleteOffsetsRequest:
 
         parts = offset_parts(Limit(access), self.group, chosen)
         if len(parts) > 1:  # more tombstones than one batch holds
-            return self._delete_parts(access, parts, read, rows, about_to_go, backup, notes, tool)
-        sent = Write(access, send=lambda: access.delete_offsets(self.group, chosen), read_back=read).run()
+            return self._delete_parts(access, parts, read, rows, about_to_go, backup, notes, tool, way_back)
+        sent = Write(
+            access,
+            send=lambda: access.delete_offsets(self.group, chosen),
+            read_back=read,
+            what="offset deletion",
+        ).run()
         verdict = None
         if sent.answer is not None:
             group_error, answers = sent.answer
@@ -126,7 +163,7 @@ class DeleteOffsetsRequest:
                     "shows them gone: the deletion is done."
                 )
             else:
-                undo = undo_command(backup, [self.group], self.connection, tool) if backup else None
+                undo = way_back.command()
                 why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error
                 check = check_command([self.group], self.connection, tool)
                 verdict = Verdict(
@@ -153,6 +190,7 @@ class DeleteOffsetsRequest:
         backup: str | None,
         notes: list[str],
         tool: str,
+        way_back: Undo,
     ) -> tuple[OffsetDeleteResult, Verdict | None]:
         """The deletion in several OffsetDeletes (delete_parts.py): each partition's row is what
         its part answered, or, for the part whose answer was lost, what the read-back shows."""
@@ -161,9 +199,11 @@ class DeleteOffsetsRequest:
             send=lambda: delete_in_parts(access, self.group, parts),
             read_back=read,
             in_doubt=lambda answer: bool(answer.doubtful),
+            what="offset deletion",
         ).run()
-        done = sent.answer
-        assert done is not None  # delete_in_parts answers every part, lost answers included
+        # delete_in_parts answers every part, lost answers included; no answer at all: the wait
+        # for it was interrupted (a second interrupt), every part in doubt.
+        done = sent.answer or _abandoned(parts, sent.send_error)
         answers = dict(done.answers)
         lost = error_info(REQUEST_TIMED_OUT)  # how the rows show a partition that did not change
         for tp in done.unsent:
@@ -171,7 +211,7 @@ class DeleteOffsetsRequest:
         verdict = None
         if done.doubtful and sent.state is None:  # in doubt, and nothing could be read back
             answers.update(dict.fromkeys(done.doubtful, lost))
-            undo = undo_command(backup, [self.group], self.connection, tool) if backup else None
+            undo = way_back.command()
             why = f"{done.error}; {sent.read_error}" if sent.read_error else done.error or ""
             verdict = Verdict(
                 "offset deletion",
@@ -212,24 +252,42 @@ class DeleteGroupsRequest:
 
     def execute(self, show: Show | None = None) -> CommandOutcome:
         self.selection.check("delete")
-        with cluster_session(self.connection) as access:
+        check_backup_dir(self.backup_dir)
+        with cluster_session(self.connection, writes=True) as access:
             ids = list(dict.fromkeys(consumer_group_ids(access, self.selection)))
             announce(announce_matches(self.selection, ids, "consumer group"))
+            refused: dict[str, KafkaErrorInfo | None] = {}
             current: dict[str, dict[TopicPartition, int]] = {}
-            expected: list[str] = []
+            if ids:
+                # A group with members is refused by the broker: it is left out before the backup and
+                # the announcement, which name exactly the groups sent, and reported as the broker
+                # words it. (One that gains a member meanwhile is refused by the broker, and the
+                # backup narrowed to what was deleted.)
+                found, _missing = access.describe_groups(ids)
+                refused = {
+                    g: error_info(NON_EMPTY_GROUP)
+                    for g in ids
+                    if g in found and found[g].state not in ("Empty", "Dead", "Unknown")
+                }
+                ids = [g for g in ids if g not in refused]
             if ids:
                 offsets = access.committed_offsets(ids)
                 current = {g: {tp: c.offset for tp, c in offsets.get(g, {}).items()} for g in ids}
-                held = [g for g in ids if current[g]]
-                if held:  # the undo names the groups the broker will delete: those without members
-                    found, _missing = access.describe_groups(held)
-                    expected = [g for g in held if g not in found or found[g].state in ("Empty", "Dead")]
             deletion = GroupDeletion(access, self.connection, "kafka-consumer-groups", self.backup_dir)
-            answers, backup, verdict = deletion.run(ids, current, expected, _consumer_groups_left)
+            answers, backup, verdict = deletion.run(
+                ids, current, [g for g in ids if current[g]], _consumer_groups_left
+            )
             notes = tuple(deletion.notes)
-        result = GroupDeleteResult.of(answers, backup)
+        result = GroupDeleteResult.of({**refused, **answers}, backup)
         failure = deletion_failure(result.outcome, result.problem(), verdict)
         return CommandOutcome(result, self.output, notices=notes, failure=failure)
+
+
+def _abandoned(parts: list[list[TopicPartition]], why: str | None) -> PartsDeleted:
+    """A deletion in parts whose answer the user stopped waiting for: every part in doubt."""
+    return PartsDeleted(
+        doubtful=[tp for part in parts for tp in part], error=why or "no answer", parts=len(parts)
+    )
 
 
 def _consumer_groups_left(reader: KafkaAccess, ids: list[str]) -> set[str]:
@@ -262,6 +320,7 @@ class GroupDeletion:
         lost and the read-back could not show every group deleted, the verdict to conclude."""
         if not ids:
             return {}, None, None
+        name_target(self.access)
         fault_point("before-backup")
         backup = save_backup("delete", current, self.backup_dir)
         fault_point("after-backup")
@@ -274,6 +333,7 @@ class GroupDeletion:
             self.access,
             send=lambda: self.access.delete_groups(rest) if rest else {},
             read_back=lambda reader: dict.fromkeys(left(reader, rest), True),
+            what="deletion",
         ).run()
         verdict = None
         if sent.answer is not None:
@@ -287,7 +347,7 @@ class GroupDeletion:
             answers = {g: None if landed is Landed.DONE else lost for g, landed in units.items()}
             if any(landed is not Landed.DONE for landed in units.values()):
                 why = f"{sent.send_error}; {sent.read_error}" if sent.read_error else sent.send_error or ""
-                undo = undo_command(backup, expected, self.connection) if backup else None
+                undo = self._undo(backup, expected).command() if backup else None
                 verdict = Verdict(
                     "deletion",
                     {f"group '{g}'": landed for g, landed in units.items()},
@@ -308,7 +368,7 @@ class GroupDeletion:
                 **(verdict.reasons if verdict else {}),
                 **{f"group '{g}'": w for g, w in unsure.items()},
             }
-            undo = undo_command(backup, expected, self.connection) if backup else None
+            undo = self._undo(backup, expected).command() if backup else None
             verdict = Verdict(
                 "deletion", units, reasons, check_command(ids, self.connection, self.tool), undo
             )
@@ -345,9 +405,9 @@ class GroupDeletion:
                 send=functools.partial(delete_in_parts, self.access, group, parts),
                 read_back=read,
                 in_doubt=lambda answer: bool(answer.doubtful),
+                what="deletion",
             ).run()
-            done = sent.answer
-            assert done is not None  # delete_in_parts answers every part, lost answers included
+            done = sent.answer or _abandoned(parts, sent.send_error)
             if done.complete and not any(done.answers.values()):
                 continue
             if done.doubtful and sent.state is None:
@@ -368,11 +428,15 @@ class GroupDeletion:
             )
         return stopped, gone, unsure
 
-    def _hint(self, backup: str, groups: list[str]) -> str:
+    def _undo(self, backup: str, groups: list[str]) -> Undo:
         # A deleted streams group no longer exists, so kafka-streams-groups cannot reset it;
         # kafka-consumer-groups commits the offsets to the group id, and the application
         # takes them over when it next starts.
-        hint = undo_hint(self.what, backup, groups, self.connection)
+        folder = backup_folder(self.backup_dir)
+        return Undo(self.connection, folder, restore=backup, restore_groups=tuple(groups))
+
+    def _hint(self, backup: str, groups: list[str]) -> list[str]:
+        hint = self._undo(backup, groups).hint(self.what)
         if self.tool == "kafka-streams-groups":
-            hint += "\n(the application resumes from these offsets when it next starts)"
+            hint.append("(the application resumes from these offsets when it next starts)")
         return hint

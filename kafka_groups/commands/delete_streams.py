@@ -15,6 +15,7 @@ from kafka_groups.core.group_select import GroupSelection, announce_matches
 from kafka_groups.core.groups import select_streams_groups
 from kafka_groups.core.javaorder import string_keys_order
 from kafka_groups.core.kafka_errors import KafkaErrorInfo
+from kafka_groups.core.selectors import check_backup_dir
 from kafka_groups.core.streams import internal_topics
 from kafka_groups.errors import CliError
 from kafka_groups.render import OutputFormat
@@ -65,7 +66,8 @@ class DeleteStreamsGroupsRequest:
 
     def execute(self, show: Show | None = None) -> Outcome:
         self.selection.check("delete")
-        with cluster_session(self.connection) as access:
+        check_backup_dir(self.backup_dir)
+        with cluster_session(self.connection, writes=True) as access:
             warnings: list[str] = []
             notes: list[str] = []
             result, verdict = self._delete(access, show, warnings, notes)

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, TypeVar
 
 from kafka_groups.commands.select import consumer_group_ids
-from kafka_groups.commands.session import describing
+from kafka_groups.commands.session import cluster_session, describing
 from kafka_groups.core.describe import (
     DescribedGroup,
     DescribeResult,
     GroupDescription,
     LagTimes,
+    TopicPartition,
     View,
     java_sorted,
     offset_rows,
@@ -27,6 +28,18 @@ from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# The Apache text layout prints one block per group, one after another in the order of the
+# group ids: a describe in that layout reads and prints the groups this many at a time, so that
+# its memory stays bounded whatever the number of groups (50,000 groups of 10 partitions: one
+# chunk's rows at a time, not 500,000).
+STREAM_CHUNK = 1000
+# The log end offsets read for earlier chunks are kept for later ones (groups share topics);
+# beyond this many partitions the memory is given back and they are read again.
+KEPT_LOG_ENDS = 200_000
 
 
 @dataclass(frozen=True)
@@ -79,7 +92,9 @@ class DescribeGroupsRequest:
             watch_describe(self, view, self.watch)
             return Outcome()  # the watch printed its refreshes itself
         if self.health:
-            return self._health()
+            return self._health(show)
+        if show is not None and resolve_format(self.output, sys.stdout) is OutputFormat.TEXT:
+            return self._streamed(view, show)
         with describing("consumer groups", self.connection, self.selection.lists) as access:
             described, missing, lag_times = self._gather(access, view, warnings)
         result = DescribeResult(view, self.verbose, tuple(described), tuple(missing), lag_times)
@@ -88,6 +103,52 @@ class DescribeGroupsRequest:
             message = _missing_message(missing) or ""
             failure = PartialFailure(message) if len(described) else NotFoundError(message)
         return Outcome(result, self.output, warnings=tuple(warnings), failure=failure)
+
+    def _streamed(self, view: View, show: Show) -> Outcome:
+        """The Apache text layout, printed ``STREAM_CHUNK`` groups at a time as they are read: in
+        the Apache tool's order (its TreeMap of group ids), since the chunks are consecutive
+        runs of the sorted ids. While one chunk is printed the next is read, on a thread of its
+        own (the only one using the access meanwhile), so that the requests to the coordinators
+        and leaders are in flight while the rows are written. A failure after the first chunks
+        were printed ends the output there, with the error line and its exit status. No
+        spinner: the rows are the progress."""
+        missing: list[str] = []
+        described = 0
+        ends: dict[TopicPartition, int | None] = {}
+        with cluster_session(self.connection) as access:
+            given = consumer_group_ids(access, self.selection)
+            ids = java_sorted(given)
+            chunks = [ids[start : start + STREAM_CHUNK] for start in range(0, len(ids), STREAM_CHUNK)]
+            if len(chunks) > 1:
+                access.locate_coordinators(ids)
+
+            def read(chunk: list[str]) -> tuple[list[DescribedGroup], list[str], LagTimes | None]:
+                if len(ends) > KEPT_LOG_ENDS:
+                    ends.clear()
+                return self._gather_groups(access, chunk, view, [], ends)
+
+            last: Outcome | None = None
+            for index, (groups, gone, lag_times) in enumerate(_ahead(read, chunks)):
+                missing.extend(gone)
+                described += len(groups)
+                if groups:
+                    chunk = DescribeResult(view, self.verbose, tuple(groups), (), lag_times)
+                    last = Outcome(chunk, self.output, streamed=True)
+                    if index < len(chunks) - 1:
+                        show(last)
+                        last = None
+        # The last chunk (the only one, for a few groups) is printed once the clients are closed,
+        # as the whole describe is: their memory is given back before its rows are laid out.
+        if last is not None:
+            show(last)
+        order = {g: i for i, g in enumerate(dict.fromkeys(given))}
+        missing.sort(key=order.__getitem__)  # named as given, as the whole describe names them
+        failure = None
+        if missing:
+            message = _missing_message(missing) or ""
+            failure = PartialFailure(message) if described else NotFoundError(message)
+        result = DescribeResult(view, self.verbose, (), tuple(missing))
+        return Outcome(result, self.output, failure=failure, shown=True)
 
     def _recorded_starts(
         self, access: KafkaAccess, found: dict[str, GroupDescription], warnings: list[str]
@@ -106,10 +167,22 @@ class DescribeGroupsRequest:
             warnings.append(note)
             return {}
 
-    def _health(self) -> Outcome:
-        """The loss radar (--health): its own gathering and result (kafka_groups/commands/health.py)."""
-        from kafka_groups.commands.health import consumer_health, health_outcome
+    def _health(self, show: Show | None) -> Outcome:
+        """The loss radar (--health): its own gathering and result (kafka_groups/commands/health.py).
+        Its text layout is one block per group too: streamed, as the plain describe's."""
+        from kafka_groups.commands.health import consumer_health, health_outcome, streamed_consumer_health
 
+        if show is not None and resolve_format(self.output, sys.stdout) is OutputFormat.TEXT:
+            with cluster_session(self.connection) as access:
+                ids = consumer_group_ids(access, self.selection)
+                result = streamed_consumer_health(
+                    access,
+                    ids,
+                    _missing_message,
+                    lambda chunk: show(Outcome(chunk, self.output, streamed=True)),
+                    STREAM_CHUNK,
+                )
+            return replace(health_outcome(result, self.output), shown=True)
         with describing("consumer groups", self.connection, self.selection.lists) as access:
             result = consumer_health(access, consumer_group_ids(access, self.selection), _missing_message)
         return health_outcome(result, self.output)
@@ -118,6 +191,18 @@ class DescribeGroupsRequest:
         self, access: KafkaAccess, view: View, warnings: list[str]
     ) -> tuple[list[DescribedGroup], list[str], LagTimes | None]:
         ids = consumer_group_ids(access, self.selection)
+        return self._gather_groups(access, ids, view, warnings)
+
+    def _gather_groups(
+        self,
+        access: KafkaAccess,
+        ids: list[str],
+        view: View,
+        warnings: list[str],
+        known_ends: dict[TopicPartition, int | None] | None = None,
+    ) -> tuple[list[DescribedGroup], list[str], LagTimes | None]:
+        """The described groups of ``ids``, in the Apache order; ``known_ends``: log end offsets
+        read before, used and added to (a streamed describe's chunks share them)."""
         # Epochs, member types and creation times come only with the protocol layer.
         detailed = self.verbose and view is not View.OFFSETS
         found, missing = access.describe_groups(ids, detailed=detailed, offsets_next=view is View.OFFSETS)
@@ -131,7 +216,12 @@ class DescribeGroupsRequest:
         committed = access.committed_offsets(list(found))
         needed = partitions_to_look_up(found.values(), committed)
         # Log start offsets only serve the out-of-range flag of the richer outputs.
-        ends, starts = access.log_offsets(needed, earliest=wants_detail(self.output))
+        if known_ends is None or wants_detail(self.output):
+            ends, starts = access.log_offsets(needed, earliest=wants_detail(self.output))
+        else:
+            new_ends, starts = access.log_offsets(needed - known_ends.keys())
+            known_ends.update(new_ends)
+            ends = known_ends
         described = [
             DescribedGroup(found[g], offset_rows(found[g], committed.get(g, {}), ends, starts))
             for g in java_sorted(found)
@@ -149,6 +239,25 @@ class DescribeGroupsRequest:
 
             read = lag_times(access, described)
         return described, missing, read
+
+
+def _ahead(read: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+    """``read`` of each item in turn, the next one read on a worker thread while the caller
+    uses the one yielded (one read at a time: the reads need not be thread-safe, only callable
+    from another thread). Its failure is raised where its result would have been yielded; one
+    item is read on the caller's thread."""
+    if len(items) <= 1:
+        yield from (read(item) for item in items)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="read-ahead") as worker:
+        pending = worker.submit(read, items[0])
+        for item in items[1:]:
+            done = pending.result()
+            pending = worker.submit(read, item)
+            yield done
+        yield pending.result()
 
 
 def _missing_message(missing: Sequence[str]) -> str | None:

@@ -11,12 +11,16 @@ back up -> announce -> re-check -> send -> verify -> classify
   all new -> done; all as before -> not applied; mixed or unreadable -> outcome unknown.
   A send that answered with an error but landed is done; one that answered nothing is unknown
   unless the read-back can tell.
+* An interrupt (Ctrl-C, SIGTERM) before the send stops the command with nothing sent; from the
+  send to the end of the read-back it does not stop the write, whose report follows as ever (a
+  second one stops the wait, leaving unknown what is not known by then): kafka_groups/interrupts.py.
 
 Test-only fault points: with ``KAFKA_TOOLS_TEST_FAULT_DIR`` set to a directory, the tools stop
 at each named point (:data:`FAULT_POINTS`, and :data:`PART_FAULT_POINTS` in writes of several
 parts), create ``<dir>/<point>`` and wait (at most
 :data:`FAULT_WAIT_S` seconds) until it is removed. The fault-injection suite pauses or kills the
-broker there. Unset (always, outside that suite), a point costs one environment lookup.
+broker there, or signal the tool. Unset (always, outside that suite), a point costs one
+environment lookup.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from kafka_groups import interrupts
 from kafka_groups.errors import CliError, OutcomeUnknown, PartialFailure
 
 if TYPE_CHECKING:
@@ -40,9 +45,14 @@ FAULT_POINTS = ("before-backup", "after-backup", "before-send", "after-send", "d
 # Within the send of a write in several parts (a reset's transaction, a delete in parts): between
 # two parts, and before a transaction's commit (after the group was checked again).
 PART_FAULT_POINTS = ("between-chunks", "before-txn-commit")
+# (commands/backup.py adds points inside the writing of a backup: BACKUP_FAULT_POINTS)
 FAULT_WAIT_S = 120.0
 READ_BACK_FLOOR_MS = 200  # with less time left than this, a read-back is not tried
 MOVED_NAMED = 5  # partitions named in a "moved since the plan" refusal; the rest are counted
+# Why a write's outcome is not known when a second interrupt stopped the wait for it.
+ABANDONED_SEND = "interrupted again while waiting for its answer"
+ABANDONED_READ = "interrupted again before it was read back"
+NOT_SENT = "an interrupt (they were not sent)"  # a later write skipped once the command was interrupted
 
 A = TypeVar("A")  # what a send answers
 S = TypeVar("S")  # what a read-back finds
@@ -128,10 +138,25 @@ class Write(Generic[A, S]):
     in_doubt: Callable[[A], bool] = lambda _answer: False
     verify_always: bool = False
     definite: tuple[type[CliError], ...] = ()  # errors that say for sure nothing was done: raised
+    what: str = "write"  # the noun an interrupt's message uses: "reset", "deletion", ...
 
     def run(self) -> Sent[A, S]:
-        settings = self.access.settings
+        """Send, then read back when in doubt. From right before the send to the end of the
+        read-back an interrupt does not stop the command (kafka_groups/interrupts.py): the first
+        is noted and the write goes on; a second stops the wait, and what is not known by then
+        (the answer, the read-back) is left unknown for the caller to report as such."""
         fault_point("before-send")
+        answered: list[Sent[A, S]] = []  # what the send answered, once it has
+        try:
+            with interrupts.sending(self.what):
+                return self._send_and_verify(answered)
+        except interrupts.Abandoned:
+            if not answered:
+                return Sent(None, ABANDONED_SEND, None, ABANDONED_READ)
+            return replace(answered[0], state=None, read_error=ABANDONED_READ)
+
+    def _send_and_verify(self, answered: list[Sent[A, S]]) -> Sent[A, S]:
+        settings = self.access.settings
         deadline = time.monotonic() + settings.timeout_s
         answer: A | None = None
         send_error = None
@@ -141,6 +166,7 @@ class Write(Generic[A, S]):
             raise
         except CliError as exc:
             send_error = exc.message
+        answered.append(Sent(answer, send_error, None, None))
         fault_point("after-send")
         doubtful = send_error is not None or (answer is not None and self.in_doubt(answer))
         if not doubtful and not self.verify_always:
@@ -176,12 +202,24 @@ def _read_back(
         return None, exc.message
 
 
-def announce(text: str | None) -> None:
-    """The backup and its undo, on stderr, before anything is sent."""
-    if text:
-        from kafka_groups.render import say
+def announce(lines: str | Iterable[str] | None) -> None:
+    """The backup and its undo, on stderr, before anything is sent: each line with its control
+    characters escaped (a group id's line break or escape sequence does not reach the terminal;
+    the undo quotes them as ``$'...'`` escapes already). When stderr cannot take them (closed,
+    full), nothing is sent: the user would not know the way back."""
+    if not lines:
+        return
+    from kafka_groups.escape import escape_controls
+    from kafka_groups.render import say
+    from kafka_groups.render.stdio import stderr_failure
 
-        say([text], escape=False)
+    texts = [lines] if isinstance(lines, str) else list(lines)
+    say([escape_controls(text) for text in texts], escape=False)
+    failure = stderr_failure()
+    if failure is not None and not interrupts.sent():
+        raise CliError(
+            f"nothing was sent: what the write is about to do could not be said on stderr ({failure})"
+        )
 
 
 @dataclass(frozen=True)
@@ -245,14 +283,19 @@ def delete_topics(access: KafkaAccess, names: Iterable[str]) -> tuple[Landed, st
     """Delete topics under the write discipline (a definite refusal, ``TopicCommandError``, is
     raised as it came). Returns whether the deletion took -- acknowledged, or read back as gone
     -- and, when it did not or is not known, why."""
+    from kafka_groups.commands.target import name_target
     from kafka_groups.errors import TopicCommandError
 
+    name_target(access)
     wanted = list(names)
+    if interrupts.requested():  # once the command was interrupted, nothing more is sent
+        return Landed.NOT_APPLIED, NOT_SENT
     sent = Write(
         access,
         send=lambda: access.delete_topics(wanted),
         read_back=topics_left(wanted),
         definite=(TopicCommandError,),
+        what="deletion of the internal topics",
     ).run()
     if sent.send_error is None:
         return Landed.DONE, ""

@@ -236,6 +236,46 @@ def consumer_health(
     return HealthResult(tuple(groups), now, tuple(missing), missing_note(missing), tuple(notes))
 
 
+def streamed_consumer_health(
+    access: KafkaAccess,
+    ids: list[str],
+    missing_note: Callable[[list[str]], str | None],
+    shown: Callable[[HealthResult], None],
+    chunk: int,
+) -> HealthResult:
+    """The radar of many consumer groups, ``chunk`` groups at a time in the describe order (the
+    sorted ids), each chunk's result handed to ``shown`` as it is made. Returns what the
+    outcome needs, and no more: the groups with a partition lost, at risk or unknown, each with
+    those partitions only (the exit status, the summary line and the count of partitions not
+    checked come from them), the missing groups and the notes."""
+    from dataclasses import replace
+
+    ordered = java_sorted(ids)
+    if len(ordered) > chunk:
+        access.locate_coordinators(ordered)
+    kept: list[GroupHealth] = []
+    missing: list[str] = []
+    notes: dict[str, None] = {}
+    now = _now()
+    for start in range(0, len(ordered), chunk):
+        result = consumer_health(access, ordered[start : start + chunk], lambda _gone: None)
+        now = result.now_ms
+        missing.extend(result.missing)
+        notes.update(dict.fromkeys(result.notes))
+        shown(result)
+        for group in result.groups:
+            flagged = tuple(p for p in group.partitions if p.status in _FLAGGED)
+            if flagged:
+                kept.append(replace(group, partitions=flagged))
+    order = {g: i for i, g in enumerate(dict.fromkeys(ids))}
+    missing.sort(key=order.__getitem__)
+    return HealthResult(tuple(kept), now, tuple(missing), missing_note(missing), tuple(notes))
+
+
+# What the outcome of a streamed radar keeps of each group (streamed_consumer_health).
+_FLAGGED = frozenset({Status.LOST, Status.AT_RISK, Status.UNKNOWN})
+
+
 def streams_health(access: KafkaAccess, ids: list[str]) -> HealthResult:
     """The radar of streams groups, in the order given; the missing ones with their messages."""
     found, missing = access.describe_streams_groups(ids)

@@ -62,7 +62,7 @@ class ListGroupsRequest:
     def _chosen(
         self, access: KafkaAccess, states: frozenset[str], types: frozenset[str]
     ) -> tuple[GroupListing, ...]:
-        listings = access.list_groups(types or frozenset(CONSUMER_GROUP_TYPES))
+        listings = access.list_groups(types or frozenset(CONSUMER_GROUP_TYPES), states)
         if self.streams:
             return tuple(select_streams_groups(listings, states))
         return tuple(select_consumer_groups(listings, states, types))

@@ -6,10 +6,19 @@ which must reach the user before anything is sent."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from kafka_groups.commands.backup import check_command, save_backup, undo_command, undo_hint
+from kafka_groups.commands.backup import (
+    CREATED_SUFFIX,
+    Undo,
+    backup_folder,
+    backup_stamp,
+    check_command,
+    discard_backup,
+    save_backup,
+)
 from kafka_groups.commands.guard import (
     MOVED_NAMED,
     Landed,
@@ -22,8 +31,9 @@ from kafka_groups.commands.guard import (
     moved,
     name_some,
 )
+from kafka_groups.commands.target import name_target
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION
-from kafka_groups.core.offset_table import subset
+from kafka_groups.core.offset_table import subset, without
 from kafka_groups.core.reset import COMPACT_ABOVE
 from kafka_groups.core.reset_plan import Plan, ResetResult, reset_failure
 from kafka_groups.errors import CliError, ClusterError, PartialFailure, TopicCommandError
@@ -32,6 +42,7 @@ from kafka_groups.settings import ConnectionArgs
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
     from kafka_groups.commands import reset_commit
+    from kafka_groups.core.describe import TopicPartition
 
 
 def apply_reset(
@@ -49,20 +60,17 @@ def apply_reset(
 
     plan = result.plan
     targets = plan.targets
-    compact = sum(len(o) for o in targets.values()) > COMPACT_ABOVE
-    replaced = {g: subset(plan.current.get(g, {}), targets[g], compact) for g in targets}
     tool = "kafka-streams-groups" if result.streams else "kafka-consumer-groups"
     groups = sorted(targets)
+    name_target(access)
+    # How each group is committed (one OffsetCommit, or one transaction of several parts), decided
+    # before anything is written: a transaction the cluster refuses stops the reset here.
     routes = reset_commit.route(access, targets, allow_non_atomic, access.settings.timeout_ms)
     fault_point("before-backup")
-    backup = save_backup("reset", replaced, backup_dir)
+    backup, way_back, replaced = back_up(plan, connection, backup_dir, tool, routes.non_atomic)
     fault_point("after-backup")
-    undo = undo_command(backup, groups, connection, tool) if backup else None
-    if undo and routes.non_atomic:
-        undo = reset_commit.undo_non_atomic(undo)
-    if backup:
-        hint = undo_hint("this reset replaced", backup, groups, connection, tool)
-        announce(reset_commit.undo_non_atomic(hint) if routes.non_atomic else hint)
+    undo = way_back.command()
+    announce(way_back.hint("this reset replaced"))
     recheck(access, plan)
     journal = None
     if routes.non_atomic:
@@ -82,6 +90,7 @@ def apply_reset(
         ),
         in_doubt=lambda answer: answer.in_doubt(),
         verify_always=True,
+        what="reset",
     ).run()
     units: dict[str, Landed] = {}
     reasons: dict[str, str] = {}
@@ -185,6 +194,46 @@ def _route_note(group: str, routes: reset_commit.Routes, partitions: int, journa
             f"{routes.refused[group]}); the steps are recorded in {journal}."
         )
     return f"Note: group '{group}' ({why}) was committed in one transaction of {parts} parts."
+
+
+def back_up(
+    plan: Plan, connection: ConnectionArgs, backup_dir: str | None, tool: str, non_atomic: bool = False
+) -> tuple[str | None, Undo, dict[str, Mapping[TopicPartition, int]]]:
+    """Save, durably, what the reset changes: the offsets it replaces (put back with
+    ``--reset-offsets --from-file``) and the partitions it gives their first offset (deleted
+    again with ``--delete-offsets --from-file``); a group that does not exist yet is deleted
+    again by the undo instead. Returns the backup of the replaced offsets, the undo
+    (``non_atomic``: its restore commits step by step too, as this reset does) and the offsets
+    replaced, per group (compact tables when the reset is large)."""
+    targets = plan.targets
+    absent = set(plan.absent)
+    compact = sum(len(o) for o in targets.values()) > COMPACT_ABOVE
+    replaced = {g: subset(plan.current.get(g, {}), targets[g], compact) for g in targets}
+    created = {
+        g: without(offsets, plan.current.get(g, {}), compact)
+        for g, offsets in targets.items()
+        if g not in absent
+    }
+    stamp = backup_stamp()  # the two files of one reset share it
+    backup = save_backup("reset", replaced, backup_dir, stamp=stamp)
+    try:
+        first = save_backup("reset", created, backup_dir, suffix=CREATED_SUFFIX, stamp=stamp)
+    except CliError:
+        if backup:  # nothing is sent: no backup of a reset that did not happen is left
+            discard_backup(backup)
+        raise
+    del created
+    undo = Undo(
+        connection,
+        backup_folder(backup_dir),
+        tool,
+        restore=backup,
+        restore_groups=tuple(g for g in sorted(replaced) if replaced[g]),
+        created=first,
+        absent=tuple(g for g in sorted(targets) if g in absent),
+        non_atomic=non_atomic,
+    )
+    return backup, undo, replaced
 
 
 def recheck(access: KafkaAccess, plan: Plan) -> None:

@@ -142,13 +142,6 @@ def route(
     return routes
 
 
-def undo_non_atomic(text: str) -> str:
-    """An undo command (or the announcement that holds one) that commits step by step too:
-    the backup of a group that needed steps needs them to be put back."""
-    head, sep, tail = text.rpartition(" --execute")
-    return f"{head}{sep} {NON_ATOMIC_FLAG}{tail}" if sep else text
-
-
 @dataclass
 class Committed:
     """What the commit answered, per group: None (acknowledged) or the error. ``aborted``:

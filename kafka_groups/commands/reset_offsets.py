@@ -21,7 +21,12 @@ from kafka_groups.commands.session import cluster_session
 from kafka_groups.core.group_select import GroupSelection
 from kafka_groups.core.plan_file import few, read_plan
 from kafka_groups.core.reset import ResetSpec, Scenario
-from kafka_groups.core.reset_args import by_duration_timestamp, parse_datetime, parse_topic_arg
+from kafka_groups.core.reset_args import (
+    by_duration_timestamp,
+    parse_datetime,
+    parse_friendly_datetime,
+    parse_topic_arg,
+)
 from kafka_groups.core.reset_plan import (
     ResetRequest,
     ResetResult,
@@ -29,7 +34,7 @@ from kafka_groups.core.reset_plan import (
     plan_reset,
     reset_failure,
 )
-from kafka_groups.core.selectors import check_groups
+from kafka_groups.core.selectors import check_backup_dir, check_groups
 from kafka_groups.errors import UsageError
 from kafka_groups.render import OutputFormat, resolve_format, wants_detail
 from kafka_groups.render.outcome import Outcome, Show
@@ -64,16 +69,29 @@ class ResetOffsetsRequest:
     exclude_groups: tuple[str, ...] = ()  # --exclude-group
     skip_active: bool = False  # --skip-active
     allow_non_atomic: bool = False  # --allow-non-atomic: commit in steps where a transaction is refused
+    # The subcommand form: --to-datetime takes what python-dateutil reads too (the flag form keeps
+    # exactly the Apache formats).
+    friendly_times: bool = False
 
     @property
     def selection(self) -> GroupSelection:
         return GroupSelection(self.groups, self.all_groups, self.group_patterns, self.exclude_groups)
+
+    def selection_for(self, spec: ResetSpec) -> GroupSelection:
+        """The groups to reset. With ``--from-file``, ``--all-groups`` means every group the
+        file names, whether it exists now or not (the undo of a ``--delete`` of many groups
+        restores groups that no longer exist); the Apache tool takes the cluster's groups
+        instead, leaving out the file's groups that do not exist."""
+        if self.all_groups and spec.plan is not None:
+            return GroupSelection(tuple(spec.plan), excludes=self.exclude_groups)
+        return self.selection
 
     # -- validation, before anything is contacted ----------------------------------------
     def spec(self) -> ResetSpec:
         if self.dry_run and self.execute_changes:
             raise UsageError("Option [reset-offsets] only accepts one of [execute] and [dry-run]")
         self.selection.check("reset-offsets")
+        check_backup_dir(self.backup_dir)
         if len(self.scenarios) > 1:
             first, second = self.scenarios[0][0].value, self.scenarios[1][0].value
             raise UsageError(f'Option "[{first}]" can\'t be used with option "[{second}]"')
@@ -90,6 +108,8 @@ class ResetOffsetsRequest:
         if scenario is Scenario.SHIFT_BY:
             return ResetSpec(scenario, shift=parse_long(value, "shift-by"))
         if scenario is Scenario.TO_DATETIME:
+            if self.friendly_times:
+                return ResetSpec(scenario, timestamp_ms=self._friendly_datetime(value or "")[0])
             return ResetSpec(scenario, timestamp_ms=parse_datetime(value or ""))
         if scenario is Scenario.BY_DURATION:
             now_ms = time.time_ns() // 10**6
@@ -105,6 +125,11 @@ class ResetOffsetsRequest:
             check_source(spec, self.groups, None)  # the source named as a target too: refused now
             return spec
         return ResetSpec(scenario)
+
+    @staticmethod
+    def _friendly_datetime(value: str) -> tuple[int, bool]:
+        today = time.gmtime()
+        return parse_friendly_datetime(value, (today.tm_year, today.tm_mon, today.tm_mday))
 
     def planning(self, spec: ResetSpec) -> ResetRequest:
         return ResetRequest(
@@ -123,6 +148,15 @@ class ResetOffsetsRequest:
         notices = []
         if self.warn_no_execute and not self.dry_run and not self.execute_changes:
             notices.append(NO_EXECUTE_WARNING)
+        scenario, value = self.scenarios[0]
+        if (
+            self.friendly_times
+            and scenario is Scenario.TO_DATETIME
+            and self._friendly_datetime(value or "")[1]
+        ):
+            from kafka_groups.core.times import iso_utc_ms
+
+            notices.append(f"Notice: --to-datetime '{value}' is taken as {iso_utc_ms(spec.timestamp_ms)}")
         if spec.skipped_rows:
             rows = sum(spec.skipped_rows.values())
             others = few([f"'{g}'" for g in spec.skipped_rows])
@@ -143,12 +177,13 @@ class ResetOffsetsRequest:
         # layout; the richer formats and streams show what the commit did, so they come after.
         early = self.execute_changes and not self.streams and show is not None
         early = early and resolve_format(self.output, sys.stdout) is OutputFormat.TEXT
-        with cluster_session(self.connection) as access:
+        with cluster_session(self.connection, writes=self.execute_changes) as access:
             from kafka_groups.render.progress import working
 
             # Many groups or whole topics take a while to plan: a spinner on a terminal only.
-            with working("Planning the reset…", enabled=self.selection.many):
-                snapshot = gather(access, request, self.selection, wants_detail(self.output), self.export)
+            selection = self.selection_for(spec)
+            with working("Planning the reset…", enabled=selection.many):
+                snapshot = gather(access, request, selection, wants_detail(self.output), self.export)
             plan = plan_reset(request, snapshot)
             warnings += snapshot.notices
             result = ResetResult(

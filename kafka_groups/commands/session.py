@@ -20,12 +20,19 @@ if TYPE_CHECKING:
 def cluster_session(
     connection: ConnectionArgs | ConnectionSettings,
     adjust: Callable[[ConnectionSettings], ConnectionSettings] | None = None,
+    writes: bool = False,
 ) -> Iterator[KafkaAccess]:
     """``with cluster_session(self.connection) as access: ...``: the access, closed on the
-    way out. ``adjust`` changes the resolved settings first (kafka-topics' API timeout)."""
+    way out. ``adjust`` changes the resolved settings first (kafka-topics' API timeout).
+    ``writes``: the command will write, so a protected cluster that cannot be confirmed is
+    refused now, before anything is contacted (commands/target.py)."""
     settings = connection if isinstance(connection, ConnectionSettings) else connection.resolve()
     if adjust is not None:
         settings = adjust(settings)
+    if writes:
+        from kafka_groups.commands.target import refuse_unconfirmable
+
+        refuse_unconfirmable(settings)
     from kafka_groups.access.cluster import KafkaAccess
 
     try:

@@ -41,7 +41,7 @@ from kafka_groups.core.watch import (
     WatchedGroup,
     list_changes,
 )
-from kafka_groups.errors import CliError, UsageError
+from kafka_groups.errors import CliError, UnsupportedByBroker, UsageError
 from kafka_groups.render.watch_sinks import Frame, Sink, sink_for
 from kafka_groups.secrets import scrub
 from kafka_groups.settings import ConnectionArgs
@@ -105,8 +105,8 @@ def _loop(connection: ConnectionArgs, interval: float, sink: Sink, refresher: _R
                     elapsed, wall_ms = round(time.monotonic() - started, 3), _wall_ms()
                     try:
                         frame, result = refresher.read(access, elapsed, wall_ms, interval)
-                    except (KeyboardInterrupt, SystemExit):
-                        raise
+                    except (KeyboardInterrupt, SystemExit, UnsupportedByBroker):
+                        raise  # what the broker cannot do at all ends the watch, in one line
                     except Exception as exc:  # a failed refresh never ends the watch
                         log.debug("refresh failed", exc_info=True)
                         message = exc.message if isinstance(exc, CliError) else f"{type(exc).__name__}: {exc}"

@@ -123,6 +123,34 @@ class OffsetDeleteResult:
 
 
 @dataclass(frozen=True)
+class OffsetDeleteBatch:
+    """``--delete-offsets --from-file`` (ours): the offsets of several groups, one request per
+    group, in the file's order of groups. ``unsent``: groups not asked after an earlier group's
+    request got no answer (each would wait out the timeout too)."""
+
+    results: tuple[OffsetDeleteResult, ...]
+    backup: str | None = None
+    unsent: tuple[str, ...] = ()
+
+    @property
+    def outcome(self) -> Outcome:
+        done = [r for r in self.results if r.outcome is Outcome.DONE]
+        if len(done) == len(self.results) and not self.unsent:
+            return Outcome.DONE
+        return Outcome.PARTIAL if any(r.deleted for r in self.results) else Outcome.FAILED
+
+    def problem(self) -> str | None:
+        """One line for stderr when not every offset was deleted (None when all were)."""
+        first = next((p for r in self.results if (p := r.problem()) is not None), None)
+        if self.unsent:
+            names = ", ".join(repr(g) for g in self.unsent[:5])
+            more = f" and {len(self.unsent) - 5} more" if len(self.unsent) > 5 else ""
+            unsent = f"the offsets of group(s) {names}{more} were not sent for deletion"
+            first = f"{first}; {unsent}" if first else unsent
+        return first
+
+
+@dataclass(frozen=True)
 class GroupDeleteResult:
     deleted: tuple[str, ...]  # in the Apache (HashMap) order
     failed: tuple[tuple[str, KafkaErrorInfo], ...]  # in the Apache (HashMap) order

@@ -114,14 +114,20 @@ def select_consumer_groups(
 ) -> tuple[GroupListing, ...]:
     """The groups kafka-consumer-groups lists: classic and consumer groups whose protocol
     type is ``consumer`` or empty, narrowed by the state and type filters, in the order the
-    Apache tool prints them (its Admin client collects listings in a HashMap by group id)."""
+    Apache tool prints them (its Admin client collects listings in a HashMap by group id).
+
+    A group of type Unknown comes from a broker before ListGroups v5, which has classic groups
+    only and does not say so: it is kept, whatever the type filter (the access layer refuses
+    the filters such a broker cannot apply, and leaves out the others, as the Apache tool does).
+    """
     chosen = []
     for g in listings:
-        if g.type not in CONSUMER_GROUP_TYPES or g.protocol_type not in ("", "consumer"):
+        untyped = g.type == UNKNOWN
+        if not (untyped or g.type in CONSUMER_GROUP_TYPES) or g.protocol_type not in ("", "consumer"):
             continue
         if states and g.state not in states:
             continue
-        if types and g.type not in types:
+        if types and not untyped and g.type not in types:
             continue
         chosen.append(g)
     return _java_listing_order(chosen)

@@ -404,6 +404,24 @@ def subset(
     return table
 
 
+def without(
+    offsets: Mapping[TopicPartition, int], keys: Mapping[TopicPartition, object], compact: bool | None = None
+) -> Mapping[TopicPartition, int]:
+    """The entries of ``offsets`` whose partition is not in ``keys``: a dict, or a table when
+    there are many (as :func:`subset`)."""
+    from kafka_groups.core.reset import COMPACT_ABOVE
+
+    if compact is None:
+        compact = len(offsets) > COMPACT_ABOVE or len(keys) > COMPACT_ABOVE
+    if not compact:
+        return {tp: o for tp, o in offsets.items() if tp not in keys}
+    table = OffsetTable()
+    for tp, offset in offsets.items():
+        if tp not in keys:
+            table.put(tp, offset)
+    return table
+
+
 def apache_order(keys: Iterable[TopicPartition], hash_of_topic: Any) -> list[TopicPartition]:
     """``keys`` (distinct, in insertion order) in the iteration order of a Java
     ``HashMap<TopicPartition, ...>`` they were put into (``javaorder.hashmap_order`` with

@@ -108,7 +108,8 @@ def parse_plan(
     skipped: dict[str, int] | None = None,
 ) -> dict[str, Mapping[TopicPartition, int]]:
     """A reset plan: ``topic,partition,offset`` (one ``--group``) or
-    ``group,topic,partition,offset`` (either tool's export and our backups), one row a line.
+    ``group,topic,partition,offset`` (either tool's export and our backups), one row a line
+    (a row spans lines only inside a quoted cell: a group id holding a line break).
 
     Stricter than the Apache tool, so that a damaged file changes nothing: every row must
     parse, no row may repeat a partition, and there are at most ``max_rows`` rows
@@ -123,12 +124,11 @@ def parse_plan(
     blanks: list[tuple[int, str]] = []  # blank lines, an error only if a row follows them
     rows = 0
     limit = MAX_PLAN_ROWS if max_rows is None else max_rows
-    for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\n").rstrip("\r")
-        if not line.strip():
+    for number, line, cells in _records(lines, source):
+        if cells is None:
             blanks.append((number, line))
             continue
-        for pending in [*blanks, (number, line)]:
+        for pending, pending_cells in [*((n, _split_csv(b)) for n, b in blanks), (number, cells)]:
             rows += 1
             if rows > limit:
                 raise UsageError(
@@ -136,10 +136,9 @@ def parse_plan(
                     f"default, {MAX_PLAN_ROWS:,}, is more partitions than a Kafka cluster holds): to apply "
                     f"it, set {ENV_MAX_PLAN_ROWS} to its number of rows, or split it by group or topic"
                 )
-            cells = _split_csv(pending[1])
             if single is None:
-                single = len(groups) == 1 and len(cells) == 3
-            _add_row(plan, names, cells, pending[0], single, groups, source, others, rows > COMPACT_ROWS)
+                single = len(groups) == 1 and len(pending_cells) == 3
+            _add_row(plan, names, pending_cells, pending, single, groups, source, others, rows > COMPACT_ROWS)
             if rows == COMPACT_ROWS + 1:  # a large plan: every group's rows compact from here
                 for held in plan.values():
                     assert isinstance(held, _Rows)
@@ -192,6 +191,46 @@ def _held(rows: MutableMapping[TopicPartition, int]) -> dict[TopicPartition, int
         rows.table.table.settle()
         return rows.table
     return dict(rows)
+
+
+def _records(lines: Iterable[str], source: str) -> Iterator[tuple[int, str, list[str] | None]]:
+    """The rows of a plan file: (number of its first line, its text, its cells), cells None
+    for a blank line. A quoted cell may hold line breaks (RFC 4180, as a group id may): its row
+    then goes on over the next lines, up to :data:`MAX_PLAN_LINE_BYTES` in all."""
+    pending: list[str] = []  # the lines of a row whose quoted cell is still open
+    start = size = 0
+    for number, raw in enumerate(lines, start=1):
+        if not pending:
+            line = raw.rstrip("\n").rstrip("\r")
+            if '"' not in line:  # the usual row: no quoted cell
+                yield (number, line, line.split(",")) if line.strip() else (number, line, None)
+                continue
+            cells = _cells(line)
+            if cells is not None:
+                yield number, line, cells
+                continue
+            start, size = number, len(raw)
+            pending.append(raw)
+            continue
+        pending.append(raw)
+        size += len(raw)
+        if size > MAX_PLAN_LINE_BYTES:
+            raise UsageError(
+                f"--from-file {source} line {start}: a quoted value runs on for more than "
+                f"{MAX_PLAN_LINE_BYTES // 1024} KiB: not a reset plan (CSV text)"
+            )
+        text = "".join(pending)
+        # Only the row's own line break goes: one inside the quoted cell is the id's.
+        line = text[:-1] if text.endswith("\n") else text
+        line = line[:-1] if line.endswith("\r") and text.endswith("\n") else line
+        cells = _cells(line)
+        if cells is not None:
+            pending.clear()
+            yield start, line, cells
+    if pending:
+        raise UsageError(
+            f"--from-file {source} line {start}: a quoted value is not closed before the end of the file"
+        )
 
 
 def _add_row(
@@ -253,19 +292,42 @@ def _is_int(text: str) -> bool:
 
 
 def _split_csv(line: str) -> list[str]:
+    """The cells of one row; a row whose quotes do not balance is one cell (reported as a
+    column-count error)."""
+    cells = _cells(line)
+    return [line] if cells is None else cells
+
+
+_STRICT = "kafka-group-tools-plan"  # the csv dialect of plan rows: Excel's, strict about quotes
+
+
+def _cells(row: str) -> list[str] | None:
+    """The cells of a CSV row (RFC 4180: a quoted cell may hold commas, line breaks and
+    doubled quotes; a quote inside an unquoted cell is taken as it is, as the Apache tool's
+    reader takes it). None while a quoted cell is still open at the end of ``row``; a row
+    with text after a closing quote is one cell (a column-count error)."""
+    if '"' not in row:
+        return row.split(",")
     import csv
 
+    if _STRICT not in csv.list_dialects():  # a named dialect: a reader per row is made quickly
+        csv.register_dialect(_STRICT, strict=True)
     try:
-        return next(csv.reader([line]), [])
-    except csv.Error:
-        return [line]  # an unbalanced quote: reported as a column-count error
+        return next(csv.reader([row], _STRICT), [])
+    except csv.Error as exc:
+        if "unexpected end of data" in str(exc):
+            return None  # still open
+        return [row]
 
 
-_NEEDS_QUOTES = re.compile(r"[\x00-\x2c]")
+_NEEDS_QUOTES = re.compile(r"[\x00-\x2c]|^\ufeff")
 
 
 def _csv_cell(value: str) -> str:
-    # Jackson's CSV writer quotes a value holding any character below '-' (space, comma, quote...).
+    # Jackson's CSV writer quotes a value holding any character below '-' (space, comma, quote,
+    # line breaks, every control character). Ours also quotes one that starts with U+FEFF, which
+    # a reader would take for a byte order mark at the start of the file (the Apache tool reads
+    # the quoted form as the same value).
     if _NEEDS_QUOTES.search(value):
         return '"' + value.replace('"', '""') + '"'
     return value

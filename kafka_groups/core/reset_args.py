@@ -73,6 +73,45 @@ def parse_datetime(text: str) -> int:
     return millis
 
 
+def parse_friendly_datetime(text: str, today: tuple[int, int, int]) -> tuple[int, bool]:
+    """``--to-datetime`` in the subcommand form: the Apache format as :func:`parse_datetime` reads
+    it, else what python-dateutil reads (``2026-01-31 12:00``, ``Jan 31 2026 12:00 UTC``, an
+    offset such as ``+05:30``; UTC when no zone is given, ``today`` -- year, month, day -- for a
+    missing date). Returns the instant in epoch milliseconds and whether dateutil read it (the
+    command then says which instant it took). A zone name dateutil does not know is refused,
+    never read as UTC."""
+    try:
+        return parse_datetime(text), False
+    except UsageError as apache:
+        if not text.strip():
+            raise
+        refused = apache
+    import datetime as dt
+    import warnings
+
+    from dateutil import parser as dateparser
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # dateutil warns of a zone name it does not know
+            moment = dateparser.parse(text, default=dt.datetime(*today))
+    except dateparser.UnknownTimezoneWarning as exc:
+        named = re.search(r"tzname (\S+)", str(exc))
+        zone = f" '{named[1]}'" if named else ""
+        raise UsageError(
+            f"Invalid --to-datetime '{text}': the time zone{zone} is not known; give an offset such as +05:30"
+        ) from None
+    except (ValueError, OverflowError):
+        raise UsageError(f"{refused.message}, and it is not a date and time python-dateutil reads") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
+    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+    millis = (moment - epoch) // dt.timedelta(milliseconds=1)
+    if millis < 0:
+        raise UsageError(f"Invalid --to-datetime '{text}': {BEFORE_EPOCH}")
+    return millis, True
+
+
 def _days_in_month(year: int, month: int) -> int:
     if month == 2:
         return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28

@@ -89,6 +89,8 @@ class Plan:
     internal_topics: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # deleted after each
     skipped: tuple[tuple[str, str], ...] = ()  # --skip-active: (group, state) of the active groups
     source: str | None = None  # --to-group: the group copied from
+    # --execute: the groups being reset that do not exist yet (the reset creates them).
+    absent: tuple[str, ...] = ()
 
     @property
     def targets(self) -> dict[str, Offsets]:
@@ -283,7 +285,14 @@ def plan_reset(request: ResetRequest, snapshot: Snapshot) -> Plan:
         internal_topics=internal,
         skipped=skipped,
         source=request.spec.source,
+        absent=tuple(g for g in allowed if _absent(snapshot, g)),
     )
+
+
+def _absent(snapshot: Snapshot, group: str) -> bool:
+    """The group does not exist (it is described as Dead, or not at all) and holds no offset."""
+    facts = snapshot.facts.get(group)
+    return (facts is None or facts.state == "Dead") and not snapshot.committed.get(group)
 
 
 def skipped_line(skipped: Sequence[tuple[str, str]]) -> str | None:

@@ -72,3 +72,14 @@ def check_topic_regex(raw: str, action: str) -> None:
             f"--topic {_shown(raw)} {kind}: it names no topic to {action} "
             f"(an empty value never means every topic)"
         )
+
+
+def check_backup_dir(value: str | None) -> None:
+    """``--backup-dir``: an empty or blank value is refused (it never means the default
+    directory, which an unset shell variable would otherwise choose silently)."""
+    if value is not None and is_blank(value):
+        kind = "empty" if value == "" else "blank"
+        raise UsageError(
+            f"--backup-dir {_shown(value)} is {kind}: give a directory (an empty value never means "
+            "the default one)"
+        )

@@ -15,9 +15,9 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kafka_groups.core.groups import GroupListing
 from kafka_groups.errors import UsageError
@@ -89,8 +89,10 @@ class PartitionWatch:
     lag_time_ms: int | None = None
 
 
-@dataclass(frozen=True)
-class _Seen:
+class _Seen(NamedTuple):
+    """A partition as one refresh saw it (a named tuple: a watch keeps a few per partition of
+    every group it follows)."""
+
     at_s: float
     current_offset: int | None
     log_end_offset: int | None
@@ -134,16 +136,18 @@ class RateTracker:
     good refresh with :meth:`update`; a partition missing from a refresh is forgotten."""
 
     window: int = RATE_WINDOW
-    _history: dict[PartitionKey, deque[_Seen]] = field(default_factory=dict)
+    # The last samples of each partition, oldest first: tuples, not deques, as a deque costs
+    # about ten times a short tuple and a watch of many groups keeps one per partition.
+    _history: dict[PartitionKey, tuple[_Seen, ...]] = field(default_factory=dict)
 
     def update(self, at_s: float, samples: Iterable[PartitionSample]) -> list[PartitionWatch]:
         """The watched partitions of a refresh taken at ``at_s`` (a monotonic clock, seconds), in
         the order given."""
         out: list[PartitionWatch] = []
-        history: dict[PartitionKey, deque[_Seen]] = {}
+        history: dict[PartitionKey, tuple[_Seen, ...]] = {}
         for sample in samples:
             now = _Seen(at_s, sample.current_offset, sample.log_end_offset, sample.lag)
-            past = self._history.get(sample.key, deque(maxlen=self.window))
+            past = self._history.get(sample.key, ())
             previous = past[-1] if past and past[-1].at_s < at_s else None
             delta = None
             if previous is not None and previous.lag is not None and sample.lag is not None:
@@ -164,9 +168,7 @@ class RateTracker:
                     catch_up_s=seconds,
                 )
             )
-            kept = deque(usable, maxlen=self.window)
-            kept.append(now)
-            history[sample.key] = kept
+            history[sample.key] = (*usable, now)[-self.window :]
         self._history = history
         return out
 

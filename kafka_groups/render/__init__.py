@@ -25,16 +25,46 @@ class OutputFormat(str, enum.Enum):
     CSV = "csv"
 
 
-def resolve_format(requested: OutputFormat, stream: TextIO) -> OutputFormat:
-    """``auto`` means Rich tables on a terminal and the Apache text layout otherwise."""
+OUTPUT_ENV = "KAFKA_TOOLS_OUTPUT"  # the default of --output, for a shell or a CI job
+
+
+def _env_format() -> OutputFormat | None:
+    """``KAFKA_TOOLS_OUTPUT`` as ``--output`` takes it; ``auto`` when unset or empty; None when
+    it names no format."""
+    raw = os.environ.get(OUTPUT_ENV, "")
+    try:
+        return OutputFormat(raw.lower()) if raw else OutputFormat.AUTO
+    except ValueError:
+        return None
+
+
+def check_output_env() -> None:
+    """Refuse a ``KAFKA_TOOLS_OUTPUT`` that names no format; the entry point asks before
+    anything is contacted (a bad value is never taken for the default)."""
+    if _env_format() is None:
+        from kafka_groups.errors import UsageError
+
+        choices = ", ".join(f.value for f in OutputFormat)
+        raise UsageError(
+            f"{OUTPUT_ENV}={os.environ[OUTPUT_ENV]!r} is not an output format "
+            f"(choose from {choices}, or leave it empty)"
+        )
+
+
+def output_default() -> OutputFormat:
+    """The format ``KAFKA_TOOLS_OUTPUT`` sets (``auto``: none)."""
+    return _env_format() or OutputFormat.AUTO
+
+
+def resolve_format(requested: OutputFormat, stream: TextIO | None) -> OutputFormat:
+    """``auto`` means ``KAFKA_TOOLS_OUTPUT``'s format when it sets one, else Rich tables on a
+    terminal and the Apache text layout otherwise (a closed stdout is no terminal)."""
     if requested is not OutputFormat.AUTO:
         return requested
-    if os.environ.get("KAFKA_TOOLS_OUTPUT"):
-        try:
-            return OutputFormat(os.environ["KAFKA_TOOLS_OUTPUT"])
-        except ValueError:
-            pass
-    return OutputFormat.TABLE if stream.isatty() else OutputFormat.TEXT
+    default = output_default()
+    if default is not OutputFormat.AUTO:
+        return default
+    return OutputFormat.TABLE if stream is not None and stream.isatty() else OutputFormat.TEXT
 
 
 def wants_detail(requested: OutputFormat) -> bool:
@@ -45,9 +75,18 @@ def wants_detail(requested: OutputFormat) -> bool:
 
 def say(lines: Iterable[str], escape: bool = True) -> None:
     """Lines on stderr that must reach the user now (a warning before the cluster is contacted;
-    a backup and its undo before anything is sent), each flushed as it is printed."""
+    a backup and its undo before anything is sent), each flushed as it is printed. A stderr that
+    cannot be written drops them (render/stdio.py); ``render.stdio.stderr_failure`` says so."""
     for line in lines:
         print(escape_controls(line, keep_newlines=True) if escape else line, file=sys.stderr, flush=True)
+
+
+def ask(question: str) -> str | None:
+    """Ask the operator on the terminal: the question on stderr, one line read from stdin
+    (None at its end)."""
+    print(escape_controls(question), end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline() if sys.stdin is not None else ""
+    return answer.rstrip("\r\n") if answer else None
 
 
 def stderr_line(text: str) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kafka_groups.core.delete import WHOLE_TOPIC, GroupDeleteResult, OffsetDeleteResult
+from kafka_groups.core.delete import WHOLE_TOPIC, GroupDeleteResult, OffsetDeleteBatch, OffsetDeleteResult
 from kafka_groups.core.kafka_errors import KafkaErrorInfo
 
 if TYPE_CHECKING:
     from kafka_groups.render.table import TableSpec
 
 OFFSETS_SCHEMA = "kafka-group-tools/offset-delete/v1"
+BATCH_SCHEMA = "kafka-group-tools/offset-delete-batch/v1"
 GROUPS_SCHEMA = "kafka-group-tools/group-delete/v1"
 
 
@@ -79,6 +80,47 @@ def offsets_csv(result: OffsetDeleteResult) -> list[list[str]]:
     return [["topic", "partition", "deleted", "error"]] + [
         [t, "" if p == WHOLE_TOPIC else str(p), str(e is None).lower(), "" if e is None else e.name]
         for t, p, e in result.rows()
+    ]
+
+
+# -- --delete-offsets --from-file (several groups) ---------------------------------------------------
+def batch_text(batch: OffsetDeleteBatch) -> str:
+    """Each group's block in the Apache layout, an empty line between them."""
+    return "\n".join(offsets_text(result) for result in batch.results)
+
+
+def batch_table(batch: OffsetDeleteBatch) -> TableSpec:
+    from kafka_groups.render.table import TableSpec
+
+    rows = [(r.group, t, p, e) for r in batch.results for t, p, e in r.rows()]
+    deleted = sum(1 for *_, e in rows if e is None)
+    return TableSpec(
+        f"Deleted the offsets of {deleted} of {len(rows)} partition(s) in {len(batch.results)} group(s)",
+        ["GROUP", "TOPIC", "PARTITION", "STATUS"],
+        [[g, t, _partition(p), "deleted" if e is None else f"{e.name}: {e.message}"] for g, t, p, e in rows],
+        ["green" if e is None else "red" for *_, e in rows],
+        "No partitions.",
+    )
+
+
+def batch_json(batch: OffsetDeleteBatch) -> dict[str, Any]:
+    groups = []
+    for result in batch.results:
+        document = offsets_json(result)
+        del document["schema"], document["backup"]
+        groups.append(document)
+    return {
+        "schema": BATCH_SCHEMA,
+        "outcome": batch.outcome.value,
+        "backup": batch.backup,
+        "groups": groups,
+        "unsent": list(batch.unsent),
+    }
+
+
+def batch_csv(batch: OffsetDeleteBatch) -> list[list[str]]:
+    return [["group", "topic", "partition", "deleted", "error"]] + [
+        [r.group, *row] for r in batch.results for row in offsets_csv(r)[1:]
     ]
 
 

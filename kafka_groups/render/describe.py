@@ -3,6 +3,7 @@ tables and CSV (the JSON document is describe_json.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from kafka_groups.core.describe import (
@@ -64,34 +65,56 @@ def lag_ms(lag_times: LagTimes | None, r: OffsetRow) -> int | None:
     return lag_time_ms(lag_times.timestamps.get((r.group, r.topic, r.partition)), lag_times.now_ms)
 
 
+def _offset_cells(
+    rows: Iterable[OffsetRow], verbose: bool, lag_times: LagTimes | None
+) -> Iterator[tuple[str, ...]]:
+    """The text cells of each row, made as they are laid out (a describe of many groups prints
+    hundreds of thousands of rows, and this is most of its own time): the rows hold offsets or
+    None (offset_rows leaves no sentinel), so the lag is their difference where both are known."""
+    for r in rows:
+        group_id, topic, partition, epoch, current, end, consumer, host, client, _start = r
+        lag = MISSING if current is None or end is None else str(end - current)
+        row: tuple[str, ...] = (
+            group_id,
+            topic,
+            str(partition),
+            MISSING if current is None else str(current),
+            MISSING if end is None else str(end),
+            lag,
+            MISSING if consumer is None else consumer,
+            MISSING if host is None else host,
+            MISSING if client is None else client,
+        )
+        if verbose:  # LEADER-EPOCH after PARTITION
+            row = (*row[:3], MISSING if epoch is None else str(epoch), *row[3:])
+        if lag_times is not None:  # --lag-time (ours): LAG-TIME-MS after CLIENT-ID
+            row = (*row, _s(lag_ms(lag_times, r)))
+        yield row
+
+
+def _width(values: set[str | None]) -> int:
+    """A column's width: 15, or its longest cell (``-`` for a missing value); given the
+    column's distinct values (a few, where the rows are thousands)."""
+    return max([15, *(len(MISSING) if v is None else len(v) for v in values)])
+
+
 def _offsets_text(group: DescribedGroup, verbose: bool, lag_times: LagTimes | None = None) -> str:
     rows = group.rows
-    g = max([15, *(len(r.group) for r in rows)])
-    t = max([15, *(len(r.topic) for r in rows)])
-    c = max([15, *(len(_s(r.consumer_id)) for r in rows)])
-    h = max([15, *(len(_s(r.host)) for r in rows)])
-
     # --lag-time (ours): LAG-TIME-MS after CLIENT-ID, which then needs a width.
-    extra = [max([15, *(len(_s(r.client_id)) for r in rows)])] if lag_times is not None else []
-
-    widths = [g, t, 10] + ([15] if verbose else []) + [15, 15, 15, c, h, *extra]
+    extra = [_width({r.client_id for r in rows})] if lag_times is not None else []
+    consumer, host = _width({r.consumer_id for r in rows}), _width({r.host for r in rows})
+    widths = [_width({r.group for r in rows}), _width({r.topic for r in rows}), 10] + (
+        [15] if verbose else []
+    )
+    widths += [15, 15, 15, consumer, host, *extra]
     # Every cell left-aligned in its width but the last, as one format for all the rows.
     template = "\n" + "".join(f"%-{w}s " for w in widths) + "%s"
-
-    def line(cells: list[str]) -> str:
-        return template % tuple(cells)
 
     header = ["GROUP", "TOPIC", "PARTITION"] + (["LEADER-EPOCH"] if verbose else [])
     header += ["CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"]
     header += ["LAG-TIME-MS"] if lag_times is not None else []
-    out = [line(header)]
-    for r in rows:
-        cells = [r.group, r.topic, str(r.partition)] + ([_s(r.leader_epoch)] if verbose else [])
-        cells += [_s(r.current_offset), _s(r.log_end_offset), _s(r.lag), _s(r.consumer_id), _s(r.host)]
-        cells.append(_s(r.client_id))
-        cells += [_s(lag_ms(lag_times, r))] if lag_times is not None else []
-        out.append(line(cells))
-    return "".join(out) + "\n"
+    lines = [template % c for c in _offset_cells(rows, verbose, lag_times)]
+    return template % tuple(header) + "".join(lines) + "\n"
 
 
 # -- members ----------------------------------------------------------------------------

@@ -34,6 +34,9 @@ class Outcome:
     # Shown through the Show callback before a write: the rows only (what the write did, and
     # the closing lines, come with the outcome the command returns).
     before_write: bool = False
+    # Rows of a read shown as they are made (a streamed describe's groups): the rows only, as
+    # ``before_write``, but nothing is being written.
+    streamed: bool = False
     # The rows were already shown that way: the returned outcome prints only what follows them.
     shown: bool = False
 

@@ -30,19 +30,33 @@ class Renderer:
 def deliver(outcome: Outcome) -> None:
     """Print a command's outcome: the warnings (stderr), the stdout preface, the rows (unless
     they were shown before a write), the renderer's closing lines and the notices (stderr).
-    The failure, if any, is the runner's to print: it is the last line."""
+    The failure, if any, is the runner's to print: it is the last line. When stdout cannot be
+    written (closed, full, its reader gone), what goes to stderr is still printed, and then
+    :class:`~kafka_groups.render.stdio.StdoutFailed` is raised for the runner to report."""
+    import sys
+
     from kafka_groups.render import emit, say, stdout_line
+    from kafka_groups.render.stdio import stdout_failed
 
     say(outcome.warnings)
-    for line in outcome.preface:
-        stdout_line(line)
     result = outcome.result
-    if result is not None and not outcome.shown:
-        emit(result, outcome.output)
-    if outcome.before_write:
-        return
-    after = renderer_for(result).after(result) if result is not None else []
-    say([*after, *outcome.notices], escape=False)
+    lost = None
+    try:
+        for line in outcome.preface:
+            stdout_line(line)
+        if result is not None and not outcome.shown:
+            emit(result, outcome.output)  # flushes
+        elif outcome.preface:
+            sys.stdout.flush()
+    except (OSError, ValueError) as exc:
+        lost = stdout_failed(exc)
+        if lost is None:
+            raise
+    if not (outcome.before_write or outcome.streamed):
+        after = renderer_for(result).after(result) if result is not None else []
+        say([*after, *outcome.notices], escape=False)
+    if lost is not None:
+        raise lost
 
 
 def renderer_for(result: object) -> Renderer:
@@ -99,9 +113,13 @@ _RENDERERS: dict[str, Callable[[], Renderer]] = {
     "kafka_groups.core.health.HealthResult": _forms("health"),
     "kafka_groups.core.reset_plan.ResetResult": _reset,
     "kafka_groups.core.delete.OffsetDeleteResult": _forms("delete", "offsets_"),
+    "kafka_groups.core.delete.OffsetDeleteBatch": _forms("delete", "batch_"),
     "kafka_groups.core.delete.GroupDeleteResult": _forms("delete", "groups_"),
     "kafka_groups.core.topics.TopicDescribeResult": _forms("topics", "describe_"),
     "kafka_groups.core.topics.CreateResult": _forms("topics", "create_"),
     "kafka_groups.core.topics.AlterResult": _forms("topics", "alter_"),
     "kafka_groups.core.topics.DeleteResult": _forms("topics", "delete_"),
+    "kafka_groups.core.clusters.ClusterListResult": _forms("clusters", "list_"),
+    "kafka_groups.core.clusters.ClusterShowResult": _forms("clusters", "show_"),
+    "kafka_groups.core.clusters.ClusterCheckResult": _forms("clusters", "check_"),
 }

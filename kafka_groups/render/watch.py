@@ -21,7 +21,7 @@ from kafka_groups.core.watch import (
 from kafka_groups.escape import escape_controls
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
+    from rich.console import Console, RenderableType
     from rich.live import Live
 
 DESCRIBE_SCHEMA = "kafka-group-tools/group-watch/v1"
@@ -227,11 +227,14 @@ def list_header(frame: ListFrame) -> str:
 
 
 class LiveScreen:
-    """The Rich view, redrawn in place on each refresh; the cursor comes back on exit."""
+    """The Rich view, redrawn in place on each refresh; the cursor comes back on exit. Asked
+    for where no terminal is (``--output table`` into a pipe or a file), each refresh is printed
+    below the last instead: a view redrawn in place would show nothing there until the end."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
         self._live: Live | None = None
+        self._blocks: Console | None = None  # no terminal: each refresh printed as a block
 
     def __enter__(self) -> LiveScreen:
         from rich.console import Console
@@ -239,6 +242,9 @@ class LiveScreen:
         from rich.text import Text
 
         console = Console(file=self._stream, highlight=False)
+        if not console.is_terminal:
+            self._blocks = console
+            return self
         waiting = Text("Reading the groups… (Ctrl-C to stop)", style="dim")
         self._live = Live(
             waiting, console=console, auto_refresh=False, redirect_stdout=False, redirect_stderr=False
@@ -253,6 +259,10 @@ class LiveScreen:
             self._live.stop()
 
     def show(self, frame: Frame) -> None:
+        if self._blocks is not None:
+            self._blocks.print(self._renderable(frame))
+            self._stream.flush()
+            return
         assert self._live is not None
         self._live.update(self._renderable(frame), refresh=True)
 

@@ -4,12 +4,11 @@ text block per refresh, or the live Rich view on a terminal (kafka_groups/render
 
 from __future__ import annotations
 
-import os
 from typing import TextIO
 
 from kafka_groups.core.watch import DescribeFrame, ListFrame
 from kafka_groups.errors import UsageError
-from kafka_groups.render import OutputFormat, resolve_format
+from kafka_groups.render import OutputFormat, output_default
 
 Frame = DescribeFrame | ListFrame
 
@@ -72,10 +71,15 @@ class Live(Sink):
 
 
 def sink_for(requested: OutputFormat, stream: TextIO) -> Sink:
-    """Raises the usage error before anything is contacted."""
-    if requested is OutputFormat.AUTO and not os.environ.get("KAFKA_TOOLS_OUTPUT") and not stream.isatty():
-        return JsonLines(stream)
-    fmt = resolve_format(requested, stream)
+    """The sink of ``--output`` (or, without it, of ``KAFKA_TOOLS_OUTPUT``, which the entry
+    point has checked): json, text or table as asked; otherwise the live view on a terminal and
+    JSON Lines anywhere else. csv is refused when asked for; as the shell's default it leaves
+    the watch its own. Raises the usage error before anything is contacted."""
+    fmt = requested if requested is not OutputFormat.AUTO else output_default()
+    if requested is OutputFormat.AUTO and fmt is OutputFormat.CSV:
+        fmt = OutputFormat.AUTO
+    if fmt is OutputFormat.AUTO:
+        return Live(stream) if stream.isatty() else JsonLines(stream)
     if fmt is OutputFormat.CSV:
         raise UsageError("--watch writes table, json (JSON Lines) or text, not csv")
     if fmt is OutputFormat.JSON:

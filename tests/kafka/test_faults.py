@@ -753,3 +753,119 @@ def test_a_watch_rides_out_a_paused_broker(cluster):
             os.kill(_pid(cluster), signal.SIGCONT)
         watch.close()
     assert code == 0 and "Traceback" not in stderr, stderr
+
+
+# -- our own process killed inside the writing of a backup ---------------------------------------------
+def killed_at(tmp: Path, point: str, name: str, *args: str) -> Run:
+    """Run our tool and SIGKILL it at ``point`` (the broker keeps serving); every other fault
+    point is passed at once. The run's stderr is what it printed before it died."""
+    faults = tmp / f"faults-{point}-kill-ours"
+    faults.mkdir(parents=True)
+    out, err = tmp / f"out-{point}", tmp / f"err-{point}"
+    passed: set[str] = set()
+    with out.open("w") as stdout, err.open("w") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", OUR_TOOLS[name], *args],
+            stdout=stdout,
+            stderr=stderr,
+            env=_env(tmp / "state", faults),
+            stdin=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + RUN_LIMIT_S
+        try:
+            while proc.poll() is None:
+                assert time.monotonic() < deadline, f"{name} {args} is stuck before {point}"
+                for marker in faults.iterdir():
+                    passed.add(marker.name)
+                    if marker.name == point:
+                        proc.kill()  # held at the point: killed there
+                        proc.wait()
+                        break
+                    marker.unlink()
+                time.sleep(0.02)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return Run(proc.returncode, out.read_text(), err.read_text(), point, frozenset(passed))
+
+
+def _named_files(folder: Path) -> list[Path]:
+    """The files of a backup directory under a backup's own name (not a hidden temporary one)."""
+    return sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.exists() else []
+
+
+def _restored_as_printed(tmp: Path, run: Run, cluster: local_kafka.Cluster, group: str, old: dict) -> None:
+    from tests.undo_helpers import run_undo, undo_line
+
+    elsewhere = tmp / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    for _ in range(3):  # as _undone: a restarted broker's first answers can be retriable errors
+        undone = run_undo(undo_line(run.stderr), elsewhere, {"KAFKA_TOOLS_STATE_DIR": str(tmp / "state")})
+        if undone.returncode == 0:
+            break
+        time.sleep(2)
+    assert undone.returncode == 0, undone.stderr
+    assert committed(cluster.bootstrap, group) == old
+
+
+def _half_committed(cluster: local_kafka.Cluster) -> tuple[str, str, dict]:
+    """A group with offsets on partition 0 of a 3-partition topic only: a reset of the whole
+    topic replaces one offset and gives two partitions their first."""
+    bs = cluster.bootstrap
+    topic = create_topic(bs, unique("fk"), partitions=3)
+    produce_n(bs, topic, dict.fromkeys(range(3), 4))
+    group = unique("fkg")
+    old = {(topic, 0): 3}
+    commit_offsets(bs, group, old)
+    return topic, group, old
+
+
+def test_killed_before_the_backup_is_renamed_sends_nothing(cluster, tmp_path):
+    bs = cluster.bootstrap
+    topic, group, old = _half_committed(cluster)
+    folder = tmp_path / "b"
+    run = killed_at(tmp_path, "backup-before-rename", "kafka-consumer-groups", "--bootstrap-server", bs,
+                    "--group", group, "--reset-offsets", "--topic", topic, "--to-earliest", "--execute",
+                    "--timeout", TIMEOUT_MS, "--backup-dir", str(folder))  # fmt: skip
+    assert run.hit and run.returncode == -signal.SIGKILL, run.stderr
+    assert "Undo:" not in run.stderr and "before-send" not in run.passed
+    assert _named_files(folder) == []  # no empty or truncated file named like a backup
+    assert committed(bs, group) == old
+
+
+def test_killed_after_the_commit_the_printed_undo_restores_exactly(cluster, tmp_path):
+    """The reset is sent and our process dies: the undo it printed before the commit restores
+    the replaced offset and removes the two it created."""
+    bs = cluster.bootstrap
+    topic, group, old = _half_committed(cluster)
+    run = killed_at(tmp_path, "after-send", "kafka-consumer-groups", "--bootstrap-server", bs,
+                    "--group", group, "--reset-offsets", "--topic", topic, "--to-earliest", "--execute",
+                    "--timeout", TIMEOUT_MS, "--backup-dir", str(tmp_path / "b"))  # fmt: skip
+    assert run.hit, run.stderr
+    assert committed(bs, group) == {(topic, p): 0 for p in range(3)}
+    _restored_as_printed(tmp_path, run, cluster, group, old)
+
+
+@pytest.mark.parametrize("action", ["delete-offsets", "delete"])
+def test_killed_while_the_backup_is_narrowed_the_whole_backup_stays(cluster, tmp_path, action):
+    """--delete-offsets and --delete narrow their backup after the deletion: killed right before
+    the narrowed file is renamed over it, the whole backup is still there, and the undo printed
+    before the deletion restores exactly."""
+    bs = cluster.bootstrap
+    topic, group, old = _group(cluster)
+    folder = tmp_path / "b"
+    args = (
+        ["--group", group, "--delete-offsets", "--topic", f"{topic}:0,1"]
+        if action == "delete-offsets"
+        else ["--delete", "--group", group]
+    )
+    run = killed_at(tmp_path, "narrow-before-rename", "kafka-consumer-groups", "--bootstrap-server", bs,
+                    *args, "--timeout", TIMEOUT_MS, "--backup-dir", str(folder))  # fmt: skip
+    assert run.hit, run.stderr
+    gone = {(topic, 0), (topic, 1)} if action == "delete-offsets" else set(old)
+    assert committed(bs, group) == {tp: o for tp, o in old.items() if tp not in gone}
+    (backup,) = _named_files(folder)
+    saved = sorted(backup.read_text().splitlines())
+    assert saved == sorted(f"{group},{t},{p},{o}" for (t, p), o in old.items() if (t, p) in gone)
+    _restored_as_printed(tmp_path, run, cluster, group, old)

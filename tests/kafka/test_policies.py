@@ -49,10 +49,20 @@ def _consumer(bootstrap: str, group: str, policy: Policy, protocol: str = "class
 def _drain(
     consumers: dict[str, PolicyConsumer], seen: dict[str, Seen], partitions: int, idle: float = 2.0
 ) -> None:
-    """Poll every consumer until each holds ``partitions`` partitions and none got a record
-    for ``idle`` seconds."""
+    """Poll every consumer until each holds ``partitions`` partitions and has delivered every
+    record up to the log end of each (``_caught_up``), and none got a record for ``idle``
+    seconds.
+
+    The idle time counts from when they hold their partitions, never from before: the policy's
+    reads in the assignment callback can take longer than ``idle`` on a busy machine (3.1 s
+    seen: the log offsets of partitions added a moment earlier, asked again until their
+    leaders were known), and a drain that counted from its start returned right after the
+    assignment, before the first fetch. A test then saw no records at all from a consumer that
+    had lost none (its decisions were right: ``committed`` 5), or the first consumer of a group
+    read and committed nothing and its restart read the partition from the group's start."""
     deadline = time.monotonic() + 90
-    quiet_since = time.monotonic()
+    quiet_since: float | None = None
+    checked = 0.0
     while time.monotonic() < deadline:
         got = False
         for name, consumer in consumers.items():
@@ -60,13 +70,31 @@ def _drain(
             if message is not None and message.error() is None:
                 seen[name].add((message.topic(), message.partition(), message.offset()))
                 got = True
-        if got:
-            quiet_since = time.monotonic()
-        ready = all(len(c.assignment()) == partitions for c in consumers.values())
-        if ready and time.monotonic() - quiet_since > idle:
-            return
+        now = time.monotonic()
+        if not all(len(c.assignment()) == partitions for c in consumers.values()):
+            quiet_since = None
+            continue
+        if got or quiet_since is None:
+            quiet_since = now
+        if now - quiet_since > idle and now - checked > 0.5:
+            checked = now
+            if all(_caught_up(c) for c in consumers.values()):
+                return
     sizes = {n: len(c.assignment()) for n, c in consumers.items()}
-    raise TimeoutError(f"the consumers did not settle on {partitions} partitions: {sizes}")
+    raise TimeoutError(f"the consumers did not settle on {partitions} partitions and their log ends: {sizes}")
+
+
+def _caught_up(consumer: PolicyConsumer) -> bool:
+    """Whether the consumer has delivered the records up to the log end of each partition it
+    holds: its position (the offset after the last record delivered) or, before any record,
+    the offset its policy started the partition at, is at the partition's high watermark."""
+    started = {(d.topic, d.partition): d.offset for d in consumer.decisions}  # the latest of each
+    for tp in consumer.position(consumer.assignment()):
+        _low, high = consumer.get_watermark_offsets(tp, timeout=10, cached=False)
+        at = tp.offset if tp.offset >= 0 else started.get((tp.topic, tp.partition), -1)
+        if at < high:
+            return False
+    return True
 
 
 def _poll_for(consumer: PolicyConsumer, seconds: float) -> None:

@@ -192,8 +192,10 @@ def test_execute_saves_a_backup_that_undoes_the_reset(broker, topics, ours, tmp_
     backup = re.search(r"replaced to (\S+)", done.stderr)[1]
     undo = re.search(r"Undo: (.*)", done.stderr)[1].split()
     assert undo[:1] == ["kafka-consumer-groups"] and "--from-file" in undo
-    restored = ours(*undo, "--backup-dir", str(tmp_path / "again"))
+    assert undo[undo.index("--backup-dir") + 1] == str(tmp_path)  # the undo's own backup goes there too
+    restored = ours(*undo)
     assert restored.returncode == 0, restored.stderr
+    assert len(list(tmp_path.iterdir())) == 2
     assert committed(bs, group) == before
     with open(backup) as saved:
         assert saved.read().count("\n") == len(before)

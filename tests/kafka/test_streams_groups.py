@@ -58,6 +58,7 @@ class World:
             "del-b",
             "dit-a",
             "dit-b",
+            "undo",
         )
         self.groups = {role: f"sg-{role}-{tag}" for role in roles}
         make_groups(bs, list(self.groups.values()), [self.input], self.output, self.expected)
@@ -301,6 +302,30 @@ def test_reset_execute_reads_back_and_undoes(world, apache, ours, tmp_path):
     assert restored.returncode == 0, restored.stderr
     held = committed(world.bs, mine_group)
     assert [held[(world.input, p)] for p in range(PARTITIONS)] == [PER_PARTITION] * PARTITIONS
+
+
+def test_reset_undo_removes_the_offsets_the_reset_created(world, ours, tmp_path):
+    """A streams reset from a file that gives an input partition its first offset: the undo,
+    run as printed by a real shell, puts the group back exactly (that offset deleted again, by
+    group id, through kafka-consumer-groups --delete-offsets --from-file)."""
+    from tests.undo_helpers import run_undo, undo_line
+
+    group = world.groups["undo"]
+    dropped = _sg(ours, world.bs, "--delete-offsets", "--group", group, "--input-topic", f"{world.input}:2")
+    assert dropped.returncode == 0, dropped.stderr
+    before = committed(world.bs, group)
+    assert (world.input, 2) not in before
+    plan = tmp_path / "plan.csv"
+    plan.write_text("".join(f"{group},{world.input},{p},4\n" for p in range(PARTITIONS)))
+    done = _sg(ours, world.bs, "--reset-offsets", "--group", group, "--from-file", str(plan), "--execute",
+               "--backup-dir", str(tmp_path / "b"))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert all(committed(world.bs, group)[(world.input, p)] == 4 for p in range(PARTITIONS))
+    line = undo_line(done.stderr)
+    assert line.startswith("kafka-streams-groups") and "&& kafka-consumer-groups" in line
+    undone = run_undo(line, tmp_path)
+    assert undone.returncode == 0, undone.stderr
+    assert committed(world.bs, group) == before
 
 
 def test_reset_execute_deletes_internal_topics(world, apache, ours, tmp_path):

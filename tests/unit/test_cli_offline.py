@@ -168,13 +168,14 @@ def test_an_error_is_one_line_and_its_detail_follows_escaped(capsys):
         (
             topics_cli.main,
             ["reset", "--help"],
-            "Error: No such command 'reset'; the commands are: list, describe, create, alter, delete",
+            "Error: No such command 'reset'; the commands are: "
+            "list, describe, create, alter, delete, clusters",
         ),
         (
             consumer_groups.main,
             ["lsit"],
             "Error: No such command 'lsit' (did you mean list?); the commands are: "
-            "list, describe, reset-offsets, delete-offsets, delete, validate-regex",
+            "list, describe, reset-offsets, delete-offsets, delete, validate-regex, clusters",
         ),
     ],
 )

@@ -272,14 +272,64 @@ def test_pkcs12_keystore_and_truststore_become_pem(tmp_path):
         tls.identity(Store("PKCS12", str(path), "nope"), None)
 
 
-def test_an_encrypted_pem_key_needs_its_password(tmp_path):
-    pem = "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n"
-    cert = "-----BEGIN CERTIFICATE-----\nBBBB\n-----END CERTIFICATE-----\n"
-    store = tmp_path / "ks.pem"
-    store.write_text(pem + cert)
-    with pytest.raises(ConfigError, match=r"ssl\.key\.password"):
+def _encrypted_keystore(tmp_path, password: bytes, legacy: bool = False):
+    """A PEM keystore whose key is encrypted: PKCS#8, or the older OpenSSL form (Proc-Type)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, Encoding, PrivateFormat
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "unit")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(1)
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
+    form = PrivateFormat.TraditionalOpenSSL if legacy else PrivateFormat.PKCS8
+    store = tmp_path / ("legacy.pem" if legacy else "ks.pem")
+    store.write_bytes(
+        key.private_bytes(Encoding.PEM, form, BestAvailableEncryption(password))
+        + cert.public_bytes(Encoding.PEM)
+    )
+    return store
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_an_encrypted_pem_key_needs_its_password_and_is_decrypted_once(tmp_path, legacy):
+    store = _encrypted_keystore(tmp_path, b"kp", legacy)
+    assert "ENCRYPTED" in store.read_text()
+    with pytest.raises(ConfigError, match=r"encrypted: set ssl\.key\.password"):
         tls.identity(Store("PEM", str(store)), None)
-    assert tls.identity(Store("PEM", str(store)), "kp").key_password == "kp"
+    with pytest.raises(ConfigError) as wrong:
+        tls.identity(Store("PEM", str(store)), "not-kp")
+    assert wrong.value.message == "ssl.key.password does not open the keystore's private key (wrong password)"
+    ident = tls.identity(Store("PEM", str(store)), "kp")
+    assert ident.key_pem.startswith("-----BEGIN PRIVATE KEY-----")  # in memory only, for both clients
+    import ssl
+
+    tls.load_identity(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT), ident)
+
+
+def test_a_wrong_key_password_reads_the_same_through_both_clients(tmp_path):
+    store = _encrypted_keystore(tmp_path, b"kp")
+    wrong = settings(security_protocol="SSL", ssl_keystore_location=str(store), ssl_key_password="not-kp")
+    messages = set()
+    for build in (librdkafka_config, kafka_python_config):
+        tls.identity.cache_clear()
+        with pytest.raises(ConfigError) as raised:
+            build(wrong)
+        messages.add(raised.value.message)
+    assert messages == {"ssl.key.password does not open the keystore's private key (wrong password)"}
+    right = settings(security_protocol="SSL", ssl_keystore_location=str(store), ssl_key_password="kp")
+    assert "ssl.key.password" not in librdkafka_config(right)  # librdkafka gets the key decrypted
 
 
 @pytest.mark.parametrize(("magic", "kind"), [(b"\xfe\xed\xfe\xed", "JKS"), (b"\xce\xce\xce\xce", "JCEKS")])

@@ -4,16 +4,18 @@ and the pure parts of the commit route (commands/reset_commit.py), with plain da
 from __future__ import annotations
 
 import itertools
+import shlex
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kafka_groups.commands.backup import Undo
 from kafka_groups.commands.reset_commit import (
     NON_ATOMIC_FLAG,
     TXN_TIMEOUT_CEILING_MS,
     TXN_TIMEOUT_FLOOR_MS,
     transaction_timeout_ms,
-    undo_non_atomic,
 )
 from kafka_groups.core.commit_batches import (
     BATCH_HEADER,
@@ -24,6 +26,7 @@ from kafka_groups.core.commit_batches import (
     group_records,
     tombstone_records,
 )
+from kafka_groups.settings import ConnectionArgs
 
 names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=40)
 offsets = st.dictionaries(
@@ -97,16 +100,21 @@ def test_the_transaction_timeout_is_bounded(timeout_ms):
 
 
 def test_the_undo_of_a_non_atomic_reset_commits_in_steps_too():
-    undo = (
-        "kafka-consumer-groups --bootstrap-server b --group g --reset-offsets --from-file /b/x.csv --execute"
+    connection = ConnectionArgs(bootstrap_server="b")
+    folder = Path("/x --execute")  # a path holding the flag's words is one quoted word
+    undo = Undo(
+        connection,
+        folder,
+        restore="/x --execute/b.csv",
+        restore_groups=("g",),
+        created="/x --execute/b-created.csv",
+        non_atomic=True,
     )
-    assert undo_non_atomic(undo) == f"{undo} {NON_ATOMIC_FLAG}"
-    hint = f"Saved the offsets this reset replaced to /b/x.csv\nUndo: {undo}"
-    assert undo_non_atomic(hint).endswith(f"--execute {NON_ATOMIC_FLAG}")
-    # A path holding " --execute" is quoted before it; only the command's own flag is followed.
-    quoted = "kafka-consumer-groups --reset-offsets --from-file '/x --execute/b.csv' --execute"
-    assert undo_non_atomic(quoted) == f"{quoted} {NON_ATOMIC_FLAG}"
-    many = "kafka-consumer-groups --reset-offsets --from-file /b.csv --execute, with a --group for each of 12"
-    assert undo_non_atomic(many).startswith(
-        f"kafka-consumer-groups --reset-offsets --from-file /b.csv --execute {NON_ATOMIC_FLAG},"
-    )
+    line = undo.command()
+    assert line is not None
+    restore, delete_offsets = (shlex.split(part) for part in line.split(" && "))
+    assert restore[restore.index("--execute") + 1] == NON_ATOMIC_FLAG
+    assert restore[restore.index("--from-file") + 1] == "/x --execute/b.csv"
+    assert restore.count(NON_ATOMIC_FLAG) == 1 and NON_ATOMIC_FLAG not in delete_offsets
+    atomic = Undo(connection, folder, restore="/x --execute/b.csv", restore_groups=("g",)).command()
+    assert atomic is not None and NON_ATOMIC_FLAG not in atomic

@@ -155,6 +155,25 @@ def test_streams_groups_ask_for_streams_groups_and_subcommands_get_live_names():
     assert [v for v, _ in answer.candidates] == ["billing", "audit"]
 
 
+def test_cluster_names_come_from_the_clusters_file(tmp_path, monkeypatch):
+    folder = tmp_path / "kafka-group-tools"
+    folder.mkdir()
+    (folder / "clusters.toml").write_text(
+        '[clusters.prod]\nbootstrap-server = "p:9093"\n[clusters.staging]\nbootstrap-server = "s:9092"\n'
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    for prog in sorted(TOOLS):
+        answer = complete.complete(prog, ["--list", "--cluster"], "")
+        assert answer.candidates == [("prod", "p:9093"), ("staging", "s:9092")]
+    answer = complete.complete("kafka-consumer-groups", ["describe", "--cluster"], "")
+    assert [v for v, _ in answer.candidates] == ["prod", "staging"]
+    from kafka_groups.cli.complete import _click_completions
+
+    assert _click_completions("kafka-topics", ["clusters", "show"], "st") == [("staging", "s:9092")]
+    (folder / "clusters.toml").write_text("[clusters.bad\n")
+    assert complete.complete("kafka-topics", ["--list", "--cluster"], "").candidates == []  # never an error
+
+
 def test_bash_gets_the_part_after_a_word_break():
     answer = Answer([("orders:0", ""), ("orders:1", ""), ("other", "")])
     assert render("bash", answer, "orders:").splitlines() == ["plain", "0", "1"]
@@ -179,17 +198,94 @@ def test_split_line_survives_an_open_quote():
     assert split_line("--group 'my gro") == (["--group"], "my gro")
 
 
+SCRAM_JAAS = (
+    'org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="{}";'
+)
+
+
+def _connection(bootstrap: str = "k1:9092", password: str | None = None, **props: str):
+    from kafka_groups.settings import ConnectionSettings
+
+    if password is not None:
+        props |= {"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512"}
+        props["sasl.jaas.config"] = SCRAM_JAAS.format(password)
+    return ConnectionSettings(bootstrap, 1000, props)
+
+
 def test_name_cache_expires_and_keeps_no_secret(tmp_path):
     env = {"XDG_CACHE_HOME": str(tmp_path)}
-    name_cache.write("k1:9092", "groups", ["billing"], env)
-    assert name_cache.read("k1:9092", "groups", env) == ["billing"]
-    assert name_cache.read("k2:9092", "groups", env) is None
+    key = name_cache.key_of(_connection(password="s3cret-pw"))
+    name_cache.write(key, "groups", ["billing"], env)
+    assert name_cache.read(key, "groups", env) == ["billing"]
+    assert name_cache.read(name_cache.key_of(_connection("k2:9092", "s3cret-pw")), "groups", env) is None
     files = list(tmp_path.rglob("*.json"))
     assert len(files) == 1 and files[0].stat().st_mode & 0o077 == 0
+    assert files[0].parent.stat().st_mode & 0o077 == 0
     stored = json.loads(files[0].read_text())
-    assert set(stored) == {"at", "names"} and "k1" not in files[0].name
+    assert set(stored) == {"at", "names"} and "k1" not in files[0].name and "s3cret" not in files[0].name
     later = stored["at"] + name_cache.TTL_S + 1
-    assert name_cache.read("k1:9092", "groups", env, now=later) is None
+    assert name_cache.read(key, "groups", env, now=later) is None
+
+
+def test_the_name_cache_key_is_everything_that_decides_what_the_cluster_shows():
+    """Another password, user, mechanism, protocol or truststore is another key: a TAB with
+    wrong credentials is never offered what right ones listed."""
+    base = _connection(password="right-pw")
+    others = [
+        _connection(password="wrong-pw"),
+        _connection("k2:9092", password="right-pw"),
+        _connection(password="right-pw", **{"ssl.truststore.location": "/etc/other-ca.pem"}),
+        _connection(password="right-pw", **{"ssl.endpoint.identification.algorithm": ""}),
+        _connection(**{"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+                       "sasl.jaas.config": SCRAM_JAAS.format("right-pw").replace("alice", "bob")}),
+        _connection(),
+    ]  # fmt: skip
+    keys = {name_cache.key_of(s) for s in [base, *others]}
+    assert len(keys) == len(others) + 1
+    assert name_cache.key_of(_connection(password="right-pw")) == name_cache.key_of(base)
+    assert all("right-pw" not in k for k in keys)
+
+
+def test_a_refused_login_forgets_the_names_kept_for_those_settings(tmp_path):
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    key, other = (
+        name_cache.key_of(_connection(password="pw-1")),
+        name_cache.key_of(_connection(password="pw-2")),
+    )
+    for kind in ("groups", "topics"):
+        name_cache.write(key, kind, ["x"], env)
+        name_cache.write(other, kind, ["y"], env)
+    name_cache.forget(key, env)
+    assert name_cache.read(key, "groups", env) is None and name_cache.read(key, "topics", env) is None
+    assert name_cache.read(other, "groups", env) == ["y"]
+
+
+def test_a_lookup_the_cluster_refuses_offers_nothing_and_forgets(tmp_path, monkeypatch):
+    """The names cached for the settings on the line are dropped when a lookup with them is
+    refused (credentials revoked since they were listed), and nothing is offered."""
+    from kafka_groups.access import names as access_names
+
+    env = {"XDG_CACHE_HOME": str(tmp_path), "_KAFKA_TOOLS_COMPLETE": "bash"}
+    key = name_cache.key_of(_connection("127.0.0.1:9"))
+    name_cache.write(key, "topics", {"orders": 3}, env)
+    monkeypatch.setattr(access_names, "list_names", lambda *_: access_names.REFUSED)
+    monkeypatch.setattr("kafka_groups.cli.complete_names._hard_stop", lambda _s: None)
+    source = complete.NameSource(env)
+    words, incomplete = split_line("--bootstrap-server 127.0.0.1:9 --describe --group ")
+    assert complete.complete("kafka-consumer-groups", words, incomplete, source).candidates == []
+    assert name_cache.read(key, "topics", env) is None
+
+
+def test_the_name_cache_never_reads_a_fifo_put_in_its_place(tmp_path):
+    import os
+
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    key = name_cache.key_of(_connection())
+    name_cache.write(key, "groups", ["billing"], env)
+    path = next(tmp_path.rglob("*.json"))
+    path.unlink()
+    os.mkfifo(path)
+    assert name_cache.read(key, "groups", env) is None  # at once: a FIFO is never opened
 
 
 def test_the_completion_path_loads_no_kafka_client_nor_typer_without_a_lookup():

@@ -162,3 +162,19 @@ def test_validate_regex_needs_no_bootstrap_and_ignores_other_options():
         translate(["--validate-regex", "a.*", "--list"])
     with pytest.raises(UsageError, match="Found multiple arguments for option validate-regex"):
         translate(["--validate-regex", "a", "--validate-regex", "b"])
+
+
+def test_delete_offsets_from_a_file_takes_the_file_and_its_groups():
+    from kafka_groups.commands.delete_file_offsets import DeleteFileOffsetsRequest
+
+    argv = [*B, "--delete-offsets", "--from-file", "/p.csv", "--backup-dir", "/b"]
+    assert translate(argv) == DeleteFileOffsetsRequest(CONN, path="/p.csv", backup_dir="/b")
+    argv = [*B, "--delete-offsets", "--from-file", "/p.csv", "--group", "a", "--group", "b"]
+    assert translate(argv) == DeleteFileOffsetsRequest(CONN, path="/p.csv", groups=("a", "b"))
+    for other in ("topic", "all-groups"):
+        with pytest.raises(
+            UsageError, match=rf'Option "\[from-file\]" can\'t be used with option "\[{other}\]"'
+        ):
+            translate(
+                [*B, "--delete-offsets", "--from-file", "/p.csv", f"--{other}", *(["t"] * (other == "topic"))]
+            )

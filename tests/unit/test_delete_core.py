@@ -9,6 +9,7 @@ import pytest
 from kafka_groups.core.delete import (
     WHOLE_TOPIC,
     GroupDeleteResult,
+    OffsetDeleteBatch,
     OffsetDeleteResult,
     Outcome,
     first_partition_error,
@@ -198,3 +199,27 @@ def test_json_keys_are_the_documented_ones():
     groups = render.groups_json(GroupDeleteResult.of({"a": None}))
     assert set(groups) - {"schema"} == _documented_keys("group-delete/v1")
     assert groups["schema"] == "kafka-group-tools/group-delete/v1"
+
+
+def test_a_batch_of_offset_deletions():
+    """--delete-offsets --from-file: each group's block in the Apache layout, an outcome over all
+    of them, and the groups not sent named in the problem line."""
+    done = OffsetDeleteResult("a", None, {("t", 0): None})
+    refused = OffsetDeleteResult("b", NOT_FOUND, {("t", 1): NOT_FOUND})
+    batch = OffsetDeleteBatch((done, refused), "/b.csv")
+    assert batch.outcome is Outcome.PARTIAL
+    assert batch.problem() == refused.problem()
+    assert render.batch_text(batch) == render.offsets_text(done) + "\n" + render.offsets_text(refused)
+    assert OffsetDeleteBatch((done,)).outcome is Outcome.DONE and OffsetDeleteBatch((done,)).problem() is None
+    unsent = OffsetDeleteBatch((done,), unsent=("c", "d"))
+    assert unsent.outcome is Outcome.PARTIAL
+    assert unsent.problem() == "the offsets of group(s) 'c', 'd' were not sent for deletion"
+    assert OffsetDeleteBatch((refused,), unsent=("c",)).outcome is Outcome.FAILED
+    document = render.batch_json(batch)
+    assert set(document) - {"schema"} == _documented_keys("offset-delete-batch/v1")
+    assert document["schema"] == "kafka-group-tools/offset-delete-batch/v1"
+    assert [g["group"] for g in document["groups"]] == ["a", "b"]
+    assert render.batch_csv(batch)[1:] == [
+        ["a", "t", "0", "true", ""],
+        ["b", "t", "1", "false", "GROUP_ID_NOT_FOUND"],
+    ]

@@ -20,6 +20,9 @@ from kafka_groups.core.describe import (
     offset_rows,
 )
 from kafka_groups.core.groups import GroupListing, GroupListResult
+from kafka_groups.core.health import HealthResult, PartitionFacts, group_health
+from kafka_groups.core.reset import GroupPlan
+from kafka_groups.core.reset_plan import Plan, ResetResult
 from kafka_groups.core.streams import (
     Assignment,
     DescribedStreamsGroup,
@@ -155,9 +158,9 @@ CASES = {
 }
 
 
-def _render(result):
+def _render(result, width=WIDTH):
     out = io.StringIO()
-    print_table(registry.renderer_for(result).table(result), out, width=WIDTH)
+    print_table(registry.renderer_for(result).table(result), out, width=width)
     return out.getvalue()
 
 
@@ -195,3 +198,67 @@ def test_every_value_of_the_topics_text_layout_is_in_the_rich_view(name):
         for part in re.split(r",(?=[a-z.]+=)", value) if key == "Configs" else [value]:
             if part:
                 assert part in rendered, f"{key}: {part} is missing from the Rich view of {name}"
+
+
+NOW = 1_800_000_000_000
+HEALTH = HealthResult(
+    (
+        group_health(
+            "billing",
+            "Empty",
+            "consumer",
+            [
+                PartitionFacts("orders", 0, 12, 20, 40),  # lost
+                PartitionFacts("orders", 1, 99, 0, 120, next_timestamp_ms=NOW - 3_600_000, retention_ms=-1),
+                PartitionFacts("orders", 2, None, 0, 25),  # no committed offset
+            ],
+            NOW,
+            start=(NOW - 86_400_000, "recorded"),
+        ),
+    ),
+    NOW,
+)
+RESET = ResetResult(
+    Plan(
+        (GroupPlan("billing", {("orders", 0): 99, ("orders", 1): 120, ("orders", 2): 7}),),
+        current={"billing": {("orders", 0): 90, ("orders", 1): 120}},
+    )
+)
+# Each table at terminal widths where it fits or not: every value whole, whatever the width.
+NARROW = {
+    "describe-offsets": CASES["describe-offsets"],
+    "describe-members": CASES["describe-members"],
+    "describe-state": CASES["describe-state"],
+    "health": HEALTH,
+    "reset-plan": RESET,
+    "list": CASES["list"],
+    "topics-describe": TOPICS,
+}
+NARROW_WIDTHS = (20, 24, 30, 80)
+
+
+@pytest.mark.parametrize("width", NARROW_WIDTHS)
+@pytest.mark.parametrize("name", sorted(NARROW))
+def test_narrow_terminal_matches_golden_file(name, width, request):
+    path = GOLDEN / "narrow" / f"{name}-{width}.txt"
+    rendered = _render(NARROW[name], width)
+    if request.config.getoption("--update-golden"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(rendered)
+    assert path.exists(), f"missing {path}; run with --update-golden"
+    assert rendered == path.read_text()
+
+
+@pytest.mark.parametrize("width", NARROW_WIDTHS)
+@pytest.mark.parametrize("name", sorted(NARROW))
+def test_every_value_is_whole_on_a_line_at_every_width(name, width):
+    """Each cell of the table, its column's name too, is on one line of the output: never cut,
+    folded or left out (at 20 columns Rich showed the tables with no values; at 24-30 it folded
+    an offset of 99 into two lines of 9)."""
+    result = NARROW[name]
+    spec = registry.renderer_for(result).table(result)
+    lines = _render(result, width).splitlines()
+    for table in (spec.before, spec) if spec.before is not None else (spec,):
+        for row in [table.columns, *table.rows]:
+            for cell in row:
+                assert any(cell in line for line in lines), f"{cell!r} is not whole in {name} at {width}"

@@ -117,3 +117,79 @@ def test_the_installed_commands_are_the_process_entries():
     assert installed["kafka-consumer-groups"] == "kafka_groups.cli.consumer_groups:console"
     assert installed["kafka-streams-groups"] == "kafka_groups.cli.streams_groups:console"
     assert installed["kafka-topics"] == "kafka_topics.cli:console"
+
+
+def _shell(body: str, tmp_path: Path, redirect: str) -> subprocess.CompletedProcess[str]:
+    """As :func:`_run`, with the process's standard streams redirected by the shell."""
+    script = tmp_path / "tool.py"
+    script.write_text(
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+        "from kafka_groups.cli.process import run_as_process\n" + body
+    )
+    command = f"exec {sys.executable} {script} {redirect}"
+    return subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=60)
+
+
+def test_a_process_started_with_stdout_closed_says_so_and_opens_nothing_in_its_place(tmp_path):
+    """Python leaves sys.stdout None: a print would be dropped without a word. The descriptor is
+    held by /dev/null, so a file the tool opens never takes it (nor what C code writes to it)."""
+    proc = _shell(
+        "def main():\n"
+        f"    with open({str(tmp_path / 'backup')!r}, 'w') as f:\n"
+        "        sys.stderr.write(f'fd={f.fileno()};')\n"
+        "    print('rows')\n"
+        "run_as_process(main)\n",
+        tmp_path,
+        ">&-",
+    )
+    fd = int(proc.stderr.split(";")[0].removeprefix("fd="))
+    assert fd > 2
+    assert (proc.returncode, proc.stderr.split(";", 1)[1]) == (
+        1,
+        "Error: the output could not be written to stdout (stdout is closed)\n",
+    )
+
+
+@pytest.mark.parametrize(("status", "expected"), [(0, 1), (3, 3)])
+def test_output_refused_at_the_last_flush_is_one_line(tmp_path, status, expected):
+    """Not yet reported by the tool: one line, and a status 0 becomes 1 (a failure stays)."""
+    proc = _shell(
+        "def main():\n"
+        "    sys.stdout = open('/dev/full', 'w', buffering=65536)  # a buffer that holds the rows\n"
+        "    print('rows')\n"
+        f"    sys.exit({status})\n"
+        "run_as_process(main)\n",
+        tmp_path,
+        "",
+    )
+    assert (proc.returncode, proc.stderr) == (
+        expected,
+        "Error: the output could not be written to stdout (No space left on device)\n",
+    )
+
+
+def test_a_full_stdout_the_tool_reported_is_not_reported_again(tmp_path):
+    proc = _shell(
+        "from kafka_groups.render.stdio import report_stdout_failure\n"
+        "def main():\n"
+        "    sys.stdout = open('/dev/full', 'w', buffering=65536)\n"
+        "    print('rows')\n"
+        "    report_stdout_failure()\n"
+        "run_as_process(main)\n",
+        tmp_path,
+        "",
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_no_traceback_when_stdout_and_stderr_both_fail(tmp_path):
+    proc = _shell("run_as_process(lambda: print('rows'))\n", tmp_path, ">/dev/full 2>&-")
+    assert proc.returncode == 1
+
+
+def test_an_interrupt_before_the_tool_took_over_stops_it_with_nothing_sent(tmp_path):
+    proc = _run("def main():\n    raise KeyboardInterrupt\nrun_as_process(main)\n", tmp_path)
+    assert (proc.returncode, proc.stderr) == (
+        130,
+        "Interrupted (SIGINT): stopped before any change was sent; nothing changed.\n",
+    )

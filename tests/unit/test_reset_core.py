@@ -313,3 +313,27 @@ def test_a_two_group_plan_replayed_for_one_group_takes_its_rows_and_counts_the_r
         skipped: dict[str, int] = {}
         assert parse_plan_csv(two, [group], "f", skipped) == {group: offsets}
         assert skipped == {other: 2}
+
+
+def test_all_groups_with_a_plan_file_means_the_groups_of_the_file(tmp_path):
+    """--reset-offsets --from-file FILE --all-groups: every group the file names, existing or not
+    (the undo of a --delete of many groups); --exclude-group still narrows it."""
+    from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
+    from kafka_groups.settings import ConnectionArgs
+
+    plan = tmp_path / "plan.csv"
+    plan.write_text('b,t,0,1\n"a\nb",t,1,2\nc,t,0,3\n')
+    request = ResetOffsetsRequest(
+        ConnectionArgs("b:9092"), all_groups=True, scenarios=((Scenario.FROM_FILE, str(plan)),)
+    )
+    selection = request.selection_for(request.spec())
+    assert selection.pick() == ["b", "a\nb", "c"] and not selection.lists
+    excluding = ResetOffsetsRequest(
+        ConnectionArgs("b:9092"),
+        all_groups=True,
+        exclude_groups=("c",),
+        scenarios=((Scenario.FROM_FILE, str(plan)),),
+    )
+    assert excluding.selection_for(excluding.spec()).pick() == ["b", "a\nb"]
+    other = ResetOffsetsRequest(ConnectionArgs("b:9092"), all_groups=True)
+    assert other.selection_for(ResetSpec(Scenario.TO_EARLIEST)).lists  # the cluster's groups

@@ -1,0 +1,303 @@
+"""The cluster state of bench/scale.py's cases, made cheaply: topics of many partitions (created,
+then grown in steps the controller takes), and offsets committed for one group on every partition
+or for many groups at once, through kafka-python's protocol layer (OffsetCommit is one group per
+request, so many groups are many small requests, sent together to each group's coordinator; no
+consumer is started).
+
+    python -m bench.scale_setup BOOTSTRAP groups 10000       # topic scale-groups, groups scale-g-000000...
+    python -m bench.scale_setup BOOTSTRAP partitions 30000   # topic scale-p30000, group scale-p30000-group
+    python -m bench.scale_setup BOOTSTRAP recommit 30000     # scale-p30000-group at offset 1 again
+    python -m bench.scale_setup BOOTSTRAP brokers 0          # prints the number of brokers
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+GROUPS_TOPIC = "scale-groups"
+GROUPS_TOPIC_PARTITIONS = 10
+RECORDS_PER_PARTITION = 3  # on the groups' topic: every row has a log end offset above its commit
+# The controller refuses more than 10,000 records in one operation: a topic grows in steps.
+GROW_STEP = 5000
+# One OffsetCommit of one group's partitions is one record batch in __consumer_offsets, refused
+# above the topic's max.message.bytes (about 15,000 partitions at 1 MiB): the setup of a large
+# group commits in requests of this many partitions (not atomic; nothing reads it meanwhile).
+COMMIT_CHUNK = 5000
+# Requests one connection may hold in flight while many groups are committed.
+IN_FLIGHT = 200
+
+
+def group_name(index: int) -> str:
+    return f"scale-g-{index:06d}"
+
+
+def partition_topic(partitions: int) -> str:
+    return f"scale-p{partitions}"
+
+
+def partition_group(partitions: int) -> str:
+    return f"scale-p{partitions}-group"
+
+
+def _admin(bootstrap: str) -> Any:
+    from confluent_kafka.admin import AdminClient
+
+    return AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 300000})
+
+
+def ensure_topic(bootstrap: str, topic: str, partitions: int) -> None:
+    """``topic`` with ``partitions`` partitions (replication 1, spread over the nodes), every
+    partition with a leader."""
+    from confluent_kafka.admin import NewPartitions, NewTopic
+
+    admin = _admin(bootstrap)
+    created = admin.create_topics([NewTopic(topic, min(partitions, GROW_STEP), 1)], operation_timeout=300)
+    try:
+        created[topic].result(600)
+    except Exception as exc:  # made by an earlier run
+        if "TOPIC_ALREADY_EXISTS" not in str(exc):
+            raise
+    for total in range(2 * GROW_STEP, partitions + GROW_STEP, GROW_STEP):
+        current = len(admin.list_topics(topic, timeout=60).topics[topic].partitions)
+        if current < min(total, partitions):
+            grown = admin.create_partitions(
+                [NewPartitions(topic, min(total, partitions))], operation_timeout=300
+            )
+            grown[topic].result(600)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        described = admin.list_topics(topic, timeout=60).topics[topic].partitions
+        if len(described) == partitions and all(p.leader >= 0 for p in described.values()):
+            return
+        time.sleep(1)
+    raise TimeoutError(f"{topic}: not every partition has a leader")
+
+
+def produce(bootstrap: str, topic: str, partitions: int, per_partition: int) -> None:
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    for p in range(partitions):
+        for _ in range(per_partition):
+            producer.produce(topic, value=b"x", partition=p)
+        producer.poll(0)
+    for _ in range(10):  # a busy broker takes its time: flush until nothing is left
+        if producer.flush(120) == 0:
+            return
+    raise TimeoutError(f"{topic}: records still unsent after 20 minutes")
+
+
+def _client(bootstrap: str) -> Any:
+    from kafka_groups.access import protocol_layer
+
+    protocol_layer.prepare_messages()
+    return protocol_layer.ProtocolClient(
+        {
+            "bootstrap_servers": bootstrap.split(","),
+            "client_id": "bench-scale-setup",
+            "max_in_flight_requests_per_connection": IN_FLIGHT + 1,
+            "request_timeout_ms": 300_000,
+        }
+    )
+
+
+def _commit_request(group: str, topic: str, offsets: dict[int, int]) -> Any:
+    from kafka.protocol.consumer import OffsetCommitRequest
+    from kafka.protocol.consumer.group import DEFAULT_GENERATION_ID, UNKNOWN_MEMBER_ID
+
+    topic_type = OffsetCommitRequest.OffsetCommitRequestTopic
+    partition_type = topic_type.OffsetCommitRequestPartition
+    return OffsetCommitRequest(
+        group_id=group,
+        generation_id_or_member_epoch=DEFAULT_GENERATION_ID,
+        member_id=UNKNOWN_MEMBER_ID,
+        group_instance_id=None,
+        retention_time_ms=-1,
+        topics=[
+            topic_type(
+                name=topic,
+                partitions=[
+                    partition_type(
+                        partition_index=p,
+                        committed_offset=o,
+                        committed_leader_epoch=-1,
+                        committed_metadata="",
+                    )
+                    for p, o in offsets.items()
+                ],
+            )
+        ],
+        max_version=8,
+    )
+
+
+def commit(bootstrap: str, commits: list[tuple[str, str, dict[int, int]]]) -> None:
+    """Each (group, topic, {partition: offset}) as one OffsetCommit to the group's coordinator,
+    the requests to each coordinator in flight together (``IN_FLIGHT`` per connection), in waves
+    of a few thousand; a coordinator still loading is asked again."""
+    from kafka.errors import KafkaError
+
+    client = _client(bootstrap)
+    try:
+        for start in range(0, len(commits), 5000):
+            wave = commits[start : start + 5000]
+            for _ in range(60):
+                try:
+                    failed = client.manager.run(_commit_wave, client, wave)
+                except KafkaError:  # a new cluster's offsets topic is being made, or loads
+                    client.manager.cluster._coordinators.clear()
+                    failed = wave
+                if not failed:
+                    break
+                wave = failed
+                time.sleep(1)
+            else:
+                raise RuntimeError(f"{len(wave)} commits refused, e.g. group {wave[0][0]}")
+    finally:
+        client.close()
+
+
+async def _commit_wave(client: Any, wave: list[tuple[str, str, dict[int, int]]]) -> list[Any]:
+    groups = list(dict.fromkeys(g for g, _, _ in wave))
+    coordinators: dict[str, int] = {}
+    for start in range(0, len(groups), 2000):
+        coordinators.update(await client.coordinators(groups[start : start + 2000]))
+    # At most IN_FLIGHT requests outstanding in all (the connection manager's buffer for
+    # requests beyond a connection's limit stalled here): the oldest is awaited first.
+    failed = []
+    outstanding: deque[tuple[Any, Any]] = deque()
+
+    async def settle() -> None:
+        one, future = outstanding.popleft()
+        answer = await future
+        if any(p.error_code for t in answer.topics for p in t.partitions):
+            failed.append(one)
+
+    for one in wave:
+        if len(outstanding) >= IN_FLIGHT:
+            await settle()
+        outstanding.append((one, client.manager.send(_commit_request(*one), node_id=coordinators[one[0]])))
+    while outstanding:
+        await settle()
+    if failed:  # a coordinator that moved or is loading: look it up again
+        cache = client.manager.cluster._coordinators
+        cache.clear()
+    return failed
+
+
+def setup_groups(bootstrap: str, count: int) -> None:
+    """``count`` groups (scale-g-000000 ...), each with an offset committed on every partition of
+    the 10-partition topic scale-groups (offset 1 of 3 records: lag 2), none with members."""
+    ensure_topic(bootstrap, GROUPS_TOPIC, GROUPS_TOPIC_PARTITIONS)
+    ends = _log_ends(bootstrap, GROUPS_TOPIC, GROUPS_TOPIC_PARTITIONS)
+    if min(ends.values()) < RECORDS_PER_PARTITION:
+        produce(bootstrap, GROUPS_TOPIC, GROUPS_TOPIC_PARTITIONS, RECORDS_PER_PARTITION)
+    existing = set(_listed_groups(bootstrap))
+    wanted_names = {group_name(i) for i in range(count)}
+    extra = sorted(g for g in existing if g.startswith("scale-g-") and g not in wanted_names)
+    if extra:  # a smaller size after a larger one: exactly ``count`` groups
+        _delete(bootstrap, extra)
+    offsets = dict.fromkeys(range(GROUPS_TOPIC_PARTITIONS), 1)
+    wanted = [(group_name(i), GROUPS_TOPIC, offsets) for i in range(count) if group_name(i) not in existing]
+    commit(bootstrap, wanted)
+
+
+def setup_partitions(bootstrap: str, partitions: int) -> None:
+    """The topic scale-pN of N partitions, one record on each, and the group scale-pN-group
+    with offset 1 committed on every partition (an Empty group, as a reset needs; ``--to-earliest``
+    moves every partition back to 0)."""
+    topic = partition_topic(partitions)
+    _make_room(bootstrap, topic)
+    ensure_topic(bootstrap, topic, partitions)
+    if min(_log_ends(bootstrap, topic, partitions).values()) < 1:
+        produce(bootstrap, topic, partitions, 1)
+    recommit(bootstrap, partitions)
+
+
+def recommit(bootstrap: str, partitions: int) -> None:
+    """Offset 1 on every partition of scale-pN-group again: before each run of ``--execute``, so
+    that every run moves every partition (a reset to where the group already is writes nothing
+    new, and a refused commit then reads back as done)."""
+    topic, group = partition_topic(partitions), partition_group(partitions)
+    chunks = [
+        (group, topic, dict.fromkeys(range(start, min(start + COMMIT_CHUNK, partitions)), 1))
+        for start in range(0, partitions, COMMIT_CHUNK)
+    ]
+    commit(bootstrap, chunks)
+
+
+def _make_room(bootstrap: str, keep: str) -> None:
+    """A broker here opens about 1.4 files per partition, and a process may open 20,000: before a
+    topic of many partitions is made, the other topics of this family are deleted (with their
+    groups), and the brokers given the minute they take to close a deleted partition's files."""
+    admin = _admin(bootstrap)
+    others = [t for t in admin.list_topics(timeout=60).topics if t.startswith("scale-p") and t != keep]
+    if not others:
+        return
+    for future in admin.delete_topics(others, operation_timeout=300).values():
+        future.result(600)
+    groups = [f"{t}-group" for t in others]
+    for future in admin.delete_consumer_groups(groups, request_timeout=120).values():
+        with contextlib.suppress(Exception):  # already gone
+            future.result(180)
+    time.sleep(FILES_CLOSED_S)
+
+
+# A broker closes a deleted partition's files about a minute after the deletion (bench/run.py).
+FILES_CLOSED_S = 70
+
+
+def _log_ends(bootstrap: str, topic: str, partitions: int) -> dict[int, int]:
+    from confluent_kafka import TopicPartition
+    from confluent_kafka.admin import OffsetSpec
+
+    admin = _admin(bootstrap)
+    asked = {TopicPartition(topic, p): OffsetSpec.latest() for p in range(partitions)}
+    for attempt in range(20):  # a topic just made: its leaders may not be known everywhere yet
+        try:
+            return {tp.partition: f.result().offset for tp, f in admin.list_offsets(asked).items()}
+        except Exception:
+            if attempt == 19:
+                raise
+            time.sleep(2)
+    raise AssertionError("unreachable")
+
+
+def _listed_groups(bootstrap: str) -> list[str]:
+    admin = _admin(bootstrap)
+    listed = admin.list_consumer_groups(request_timeout=120).result()
+    return [g.group_id for g in listed.valid]
+
+
+def _delete(bootstrap: str, names: list[str]) -> None:
+    admin = _admin(bootstrap)
+    for start in range(0, len(names), 1000):
+        for future in admin.delete_consumer_groups(names[start : start + 1000], request_timeout=120).values():
+            future.result(180)
+
+
+def main(argv: list[str]) -> None:
+    bootstrap, kind, size = argv
+    if kind == "groups":
+        setup_groups(bootstrap, int(size))
+    elif kind == "partitions":
+        setup_partitions(bootstrap, int(size))
+    elif kind == "recommit":  # offset 1 on every partition of scale-pN-group again
+        recommit(bootstrap, int(size))
+    elif kind == "brokers":  # how many brokers the cluster has (the size argument is ignored)
+        print(len(_admin(bootstrap).list_topics(timeout=60).brokers))
+    else:
+        raise SystemExit(f"unknown kind {kind}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
