@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from kafka_groups.access.decode import DESCRIBE_PAGE, DESCRIBE_TOPIC_PARTITIONS_API_KEY, _protocol_error
+from kafka_groups.access.decode import DESCRIBE_PAGE, _protocol_error
 from kafka_groups.access.naming import _common_reason, _offsets_missing
 from kafka_groups.access.retry import RETRIABLE_KAFKA_CODES, Deadline, Unavailable
 from kafka_groups.access.topics import TopicsAccess
@@ -51,7 +51,9 @@ class PartitionReads(TopicsAccess):
         if not names:
             return {}
         _ = self._protocol  # logged in: the brokers' API versions are known
-        if self._broker_api_version(DESCRIBE_TOPIC_PARTITIONS_API_KEY) < 0:
+        from kafka_groups.core.capabilities import DESCRIBE_TOPIC_PARTITIONS
+
+        if not self.supports(DESCRIBE_TOPIC_PARTITIONS):
             from kafka_groups.core.offset_table import LeaderTable
 
             return {

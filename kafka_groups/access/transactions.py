@@ -60,8 +60,6 @@ INIT_PRODUCER_ID_VERSION = 4
 ADD_OFFSETS_TO_TXN_VERSION = 3
 TXN_OFFSET_COMMIT_VERSION = 3
 END_TXN_VERSION = 3
-# API keys whose absence means the brokers cannot run a transaction.
-TRANSACTION_APIS = {22: "InitProducerId", 25: "AddOffsetsToTxn", 26: "EndTxn", 28: "TxnOffsetCommit"}
 
 
 def transactional_id(group: str) -> str:
@@ -119,10 +117,12 @@ class TransactionsAccess(Connection):
 
     def transactions_missing(self) -> str | None:
         """Why the brokers cannot run a transaction (the request they lack), or None."""
+        from kafka_groups.core.capabilities import STABLE_OFFSET_FETCH, TRANSACTIONS, transaction_refusal
+
         _ = self._protocol  # logged in: the brokers' API versions are known
-        for key, name in TRANSACTION_APIS.items():
-            if self._broker_api_version(key) < 0:
-                return f"the brokers do not support transactions ({name})"
+        for needed in (*TRANSACTIONS, STABLE_OFFSET_FETCH):
+            if not self.supports(needed):
+                return transaction_refusal(needed)
         return None
 
     # -- the producer ----------------------------------------------------------------------
