@@ -34,6 +34,7 @@ from tests.kafka_helpers import (
     unique,
 )
 from tests.large_commits import commit_in_slices, offsets_limit, refused_whole, stable
+from tests.undo_helpers import run_undo, undo_line
 
 pytestmark = pytest.mark.kafka
 
@@ -345,3 +346,28 @@ def test_delete_a_group_beyond_one_batch(broker, big, ours, tmp_path):
     restored = ours(*undo, "--timeout", TOOL_TIMEOUT_MS)
     assert restored.returncode == 0, restored.stderr
     assert committed(bs, group) == old
+
+
+def test_the_undo_of_a_reset_that_gave_many_partitions_their_first_offset(broker, big, ours, tmp_path):
+    """The group had offsets on another topic only: the reset of a topic of DELETED partitions
+    (one transaction) gives each its first offset, and the undo deletes them again with
+    --delete-offsets --from-file, in parts (more tombstones than one batch holds)."""
+    bs = broker.bootstrap
+    topic = create_topic(bs, unique("lr-first"), partitions=DELETED)
+    produce_n(bs, topic, dict.fromkeys(range(DELETED), 3))
+    group = unique("lr-first")
+    before = {(big, 0): 1}
+    commit_in_slices(bs, group, before)
+    result = _reset(
+        ours, bs, group, "--topic", topic, "--to-latest", "--execute", "--backup-dir", str(tmp_path)
+    )
+    assert result.returncode == 0, result.stderr
+    assert "was committed in one transaction of" in result.stderr
+    assert committed(bs, group) == {**before, **{(topic, p): 3 for p in range(DELETED)}}
+    line = undo_line(result.stderr)
+    assert "--delete-offsets --from-file" in line and "--reset-offsets" not in line
+    undone = run_undo(line, tmp_path)
+    assert undone.returncode == 0, undone.stderr
+    parts = re.search(r"were deleted in (\d+) requests, more than one batch", undone.stderr)
+    assert parts and int(parts[1]) >= 2, undone.stderr
+    assert committed(bs, group) == before
