@@ -198,9 +198,11 @@ def _in_transaction(
         for number, run in enumerate(runs):
             if number:
                 fault_point("between-chunks")
+                _stop_if_interrupted()
             access.commit_offsets_in_transaction(txn, {tp: offsets[tp] for tp in run})
         _recheck_group(access, plan, group, streams)
         fault_point("before-txn-commit")
+        _stop_if_interrupted()
     except CliError as exc:
         why = f"the transaction was aborted: {exc.message}"
         left_open = access.abort_quietly(txn)
@@ -225,6 +227,15 @@ def _in_transaction(
         )
         return
     result.errors[group] = None
+
+
+def _stop_if_interrupted() -> None:
+    """An interrupt (Ctrl-C, SIGTERM) noted while the transaction is open: nothing of it is
+    visible yet, so it is aborted rather than committed (kafka_groups/interrupts.py)."""
+    from kafka_groups import interrupts
+
+    if interrupts.requested():
+        raise CliError("an interrupt came before its commit")
 
 
 def _recheck_group(access: KafkaAccess, plan: Plan, group: str, streams: bool) -> None:
@@ -270,6 +281,14 @@ def _in_steps(
     for number, run in enumerate(runs):
         if number:
             fault_point("between-chunks")
+            from kafka_groups import interrupts
+
+            if interrupts.requested():  # the steps sent stay; no more is sent
+                result.errors[group] = (
+                    f"stopped by an interrupt after step {number} of {len(runs)}; the steps after it "
+                    "were not sent"
+                )
+                return
         step = {tp: offsets[tp] for tp in run}
         error = access.alter_offsets({group: step}, many=len(step) > COMMIT_THROUGH_PROTOCOL_ABOVE).get(group)
         if error is not None:

@@ -166,7 +166,7 @@ def test_a_streams_group_beyond_one_batch(broker, big, ours, tmp_path):
 
 def _held_at(point: str, bs: str, group: str, topic: str, tmp: Path, act) -> subprocess.CompletedProcess[str]:
     """Our reset of ``group`` to the earliest offsets, held at the fault point ``point`` while
-    ``act()`` runs; every other point passes at once."""
+    ``act(process)`` runs; every other point passes at once."""
     faults = tmp / "faults"
     faults.mkdir()
     proc = subprocess.Popen(
@@ -181,7 +181,7 @@ def _held_at(point: str, bs: str, group: str, topic: str, tmp: Path, act) -> sub
     while proc.poll() is None and time.monotonic() < deadline:
         for marker in faults.iterdir():
             if marker.name == point and not acted:
-                act()
+                act(proc)
                 acted = True
             marker.unlink()
         time.sleep(0.02)
@@ -197,7 +197,7 @@ def test_a_consumer_that_joins_while_the_transaction_is_open_stops_it(broker, bi
     group, old = _group(bs, big)
     consumer: list[ActiveConsumer] = []
 
-    def join() -> None:
+    def join(_run: object) -> None:
         consumer.append(ActiveConsumer(bs, group, [big]).__enter__())
 
     try:
@@ -217,12 +217,31 @@ def test_another_writer_while_the_transaction_is_open_is_not_overwritten(broker,
     group, old = _group(bs, big)
     other = {**old, (big, 1): 9}
     run = _held_at(
-        "between-chunks", bs, group, big, tmp_path, lambda: commit_in_slices(bs, group, {(big, 1): 9})
+        "between-chunks", bs, group, big, tmp_path, lambda _run: commit_in_slices(bs, group, {(big, 1): 9})
     )
     assert run.returncode == 1, run.stderr
     last = run.stderr.strip().splitlines()[-1]
     assert f"the committed offsets changed while the transaction was open (1 partition(s): {big}-1)" in last
     assert committed(bs, group) == other
+
+
+@pytest.mark.parametrize("point", ["between-chunks", "before-txn-commit"])
+def test_an_interrupt_while_the_transaction_is_open_aborts_it(broker, big, tmp_path, point):
+    """Ctrl-C while the transaction is open: nothing of it is visible yet, so it is aborted, not
+    committed; the group is not applied (exit 1), the transaction ended (a stable read answers at
+    once), and the offsets as they were."""
+    bs = broker.bootstrap
+    group, old = _group(bs, big)
+    run = _held_at(point, bs, group, big, tmp_path, lambda proc: proc.send_signal(signal.SIGINT))
+    assert run.returncode == 1, run.stderr
+    assert "Interrupted (SIGINT): the reset may have reached the cluster" in run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert (
+        "not applied, nothing changed (the transaction was aborted: an interrupt came before its commit"
+        in last
+    )
+    assert committed(bs, group) == old
+    assert stable(bs, group, list(old), timeout_ms=1000) == old
 
 
 def test_a_killed_run_leaves_the_offsets_and_the_next_run_fences_it_at_once(broker, big, tmp_path):
