@@ -156,9 +156,6 @@ class CreateTopicRequest:
         warnings: tuple[str, ...] = ()
         notes: list[str] = []
         with cluster_session(self.connection, api_timeout, writes=True) as access:
-            from kafka_groups.commands.target import name_target
-
-            name_target(access, apache_stderr=True)
             try:
                 created, verdict = self._send(access, assignment, configs, notes)
             except TopicCommandError as exc:
@@ -184,10 +181,12 @@ class CreateTopicRequest:
         is sent, and tells a lost answer's read-back what was there before."""
         from kafka_groups.commands.backup import connection_flags
         from kafka_groups.commands.guard import Landed, Verdict, Write, classify, topics_left
+        from kafka_groups.commands.target import name_target
 
         existed = self.topic in access.list_topics()
         if existed and self.if_not_exists:
             return False, None  # as the Apache tool: nothing to do, nothing said
+        name_target(access, apache_stderr=True)  # the cluster id from the listing's metadata
         sent = Write(
             access,
             send=lambda: access.create_topic(

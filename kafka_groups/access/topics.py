@@ -265,18 +265,9 @@ class TopicsAccess(Connection):
         """CreateTopics for one topic; False when it exists and ``tolerate_exists``. A default
         partition count or replication factor (KIP-464) is refused, as the Apache Admin client
         refuses it, where the broker's CreateTopics is older than v4."""
-        from confluent_kafka import KafkaException
+        from confluent_kafka import KafkaError, KafkaException
         from confluent_kafka.admin import NewTopic  # type: ignore[attr-defined]
 
-        if not assignment and (partitions is None or replication_factor is None):
-            from kafka_groups.core.capabilities import DEFAULT_REPLICATION_FACTOR
-
-            if not self.supports(DEFAULT_REPLICATION_FACTOR):  # KIP-464: brokers before 2.4
-                raise TopicCommandError(
-                    "Creating topics with default partitions/replication factor are only supported in "
-                    "CreateTopicRequest version 4+. The following topics need values for partitions and "
-                    f"replicas: [{name}]"
-                )
         if assignment:
             # confluent-kafka wants the count with an assignment (-1 is refused).
             topic = NewTopic(
@@ -296,6 +287,15 @@ class TopicsAccess(Connection):
             error = exc.args[0]
             if error.code() == TOPIC_ALREADY_EXISTS and tolerate_exists:
                 return False
+            if error.code() == KafkaError._UNSUPPORTED_FEATURE and "KIP-464" in error.str():
+                # A default partition count or replication factor where the broker's CreateTopics
+                # is older than v4 (before 2.4): librdkafka refuses it before sending, from the
+                # ApiVersions it holds (no connection of ours to ask), as the Apache Admin client does.
+                raise TopicCommandError(
+                    "Creating topics with default partitions/replication factor are only supported in "
+                    "CreateTopicRequest version 4+. The following topics need values for partitions and "
+                    f"replicas: [{name}]"
+                ) from None
             raise self._topic_command_error(exc, f"CREATE on topic '{name}' or on the cluster") from None
         return True
 

@@ -29,7 +29,7 @@ from kafka_groups.core.describe import TopicPartition
 from kafka_groups.core.plan_file import ENV_MAX_PLAN_ROWS, backup_csv, max_plan_rows
 from kafka_groups.core.selectors import check_backup_dir
 from kafka_groups.errors import CliError
-from kafka_groups.settings import ConnectionArgs
+from kafka_groups.settings import ENV_COMMAND_CONFIG, ConnectionArgs
 
 ENV_STATE_DIR = "KAFKA_TOOLS_STATE_DIR"
 UNDO_GROUPS_LISTED = 10  # above this many groups an undo names them by its file (--all-groups)
@@ -197,9 +197,13 @@ def connection_flags(connection: ConnectionArgs, writes: bool = False) -> str:
         flags += f" --cluster {shell_quote(connection.cluster)}"
     if connection.bootstrap_server:
         flags += f" --bootstrap-server {shell_quote(connection.bootstrap_server)}"
-    if connection.command_config:
-        config = os.path.join(os.getcwd(), connection.command_config)
-        flags += f" --command-config {shell_quote(os.path.normpath(config))}"
+    # A relative KAFKA_COMMAND_CONFIG would be read from wherever the printed command is run:
+    # it goes in as --command-config, absolute (the same file; a flag wins over the variable).
+    exported = "" if connection.cluster else os.environ.get(ENV_COMMAND_CONFIG, "")
+    config = connection.command_config or ("" if os.path.isabs(exported) else exported)
+    if config:
+        config = os.path.normpath(os.path.join(os.getcwd(), config))
+        flags += f" --command-config {shell_quote(config)}"
     if writes and connection.assume_yes:
         flags += " --yes"
     return flags
