@@ -11,6 +11,7 @@ import typer
 from kafka_groups.cli.runner import run_tool
 
 PROG = "kafka-to-parquet"
+PIPELINE_TIMEOUT_MS = 30_000  # --timeout's default where neither the cluster nor the environment sets one
 
 app = typer.Typer(add_completion=False, context_settings={"help_option_names": ["-h", "--help"]})
 
@@ -81,7 +82,58 @@ def main_command(
     command_config: Annotated[
         str | None, typer.Option("--command-config", help="Java client properties, as for the Apache tools.")
     ] = None,
-    timeout: Annotated[int, typer.Option("--timeout", help="Kafka request timeout, ms.")] = 30000,
+    every: Annotated[
+        float | None,
+        typer.Option(
+            "--every",
+            metavar="SECONDS",
+            help="Run as a service: a landing every SECONDS on one Spark session, until SIGTERM or "
+            "Ctrl-C (which stop after the landing in progress); a line per landing on a terminal, "
+            "JSON Lines when piped.",
+        ),
+    ] = None,
+    max_records: Annotated[
+        int | None,
+        typer.Option(
+            "--max-records",
+            metavar="N",
+            help="Land at most N offsets per run, spread over the partitions in proportion to their "
+            "backlog (as Spark's maxOffsetsPerTrigger); the next run goes on from there.",
+        ),
+    ] = None,
+    min_partitions: Annotated[
+        int | None,
+        typer.Option(
+            "--min-partitions",
+            metavar="N",
+            help="Read with about N Spark tasks, splitting large Kafka partitions (Spark's minPartitions).",
+        ),
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="A cluster named in clusters.toml (its servers, properties and timeout; or set "
+            "KAFKA_TOOLS_CLUSTER). --bootstrap-server and --command-config given too win over it.",
+        ),
+    ] = None,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            help="Commit to a cluster marked protected in clusters.toml without being asked "
+            "(required where there is no terminal to ask on).",
+        ),
+    ] = False,
+    timeout: Annotated[
+        int | None,
+        typer.Option(
+            "--timeout",
+            help="Kafka request timeout, ms (default: the cluster's timeout, KAFKA_TOOLS_TIMEOUT_MS, "
+            "or 30000).",
+            show_default=False,
+        ),
+    ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Tracebacks and client logs.")] = False,
 ) -> None:
     """Land new records of the topics in Parquet: from the group's committed offsets (or where the
@@ -89,12 +141,15 @@ def main_command(
     shows the lag; `--reset-offsets ... --execute` makes the next run land from there again.
 
     Example: kafka-to-parquet --bootstrap-server localhost:9092 --topic orders --group orders-landing
-    --output /data/orders
+    --output /data/orders [--every 60] [--max-records 5000000]
     """
+    import gc
+
+    from kafka_groups.commands.target import refuse_unconfirmable
     from kafka_groups.core.policy import Policy
     from kafka_groups.settings import resolve_settings
-    from kafka_pipeline.job import LandingRequest, land
-    from kafka_pipeline.report import print_report
+    from kafka_pipeline.job import LandingRequest
+    from kafka_pipeline.service import check_bounds, check_every, run_every, run_once, warn_policy
     from kafka_pipeline.session import (
         SparkLaunch,
         installed_spark_version,
@@ -103,12 +158,29 @@ def main_command(
         under_spark_submit,
     )
 
+    check_every(every)
+    check_bounds(max_records, min_partitions)
     parsed = Policy.parse(policy, invalid, max_age)
     source = resolve_source(jars, packages, installed_spark_version(), under_spark_submit())
     launch = SparkLaunch(master, source, parse_conf(conf or []), debug)
-    settings = resolve_settings(bootstrap_server, command_config, timeout, debug)
-    request = LandingRequest(settings, tuple(dict.fromkeys(topic)), group, parsed, output)
-    print_report(land(request, launch=launch))
+    settings = resolve_settings(
+        bootstrap_server, command_config, timeout, debug, default_timeout_ms=PIPELINE_TIMEOUT_MS,
+        cluster=cluster, assume_yes=yes,
+    )  # fmt: skip
+    # A protected cluster with no terminal to confirm on and no --yes: refused before anything
+    # is contacted (the cluster line and the confirmation come before the first commit).
+    refuse_unconfirmable(settings)
+    request = LandingRequest(
+        settings, tuple(dict.fromkeys(topic)), group, parsed, output, max_records, min_partitions
+    )
+    if every is None:
+        status = run_once(request, launch)
+    else:
+        gc.enable()  # the tools run without the cyclic collector; a service runs for days
+        warn_policy(parsed)
+        status = run_every(request, launch, every)
+    if status:
+        raise typer.Exit(status)
 
 
 def load_app() -> Any:
@@ -116,9 +188,13 @@ def load_app() -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args in (["--help"], ["-h"]):
+        # The tools' own flag help has no page for this command: Typer's is its help.
+        typer.main.get_command(app).main(args=args, prog_name=PROG, standalone_mode=False)
+        sys.exit(0)
     # A landing is not under the write discipline (its progress survives a stop at any point):
-    # SIGINT and SIGTERM keep Python's own handling.
+    # SIGINT and SIGTERM keep Python's own handling (the service installs its own stop handlers).
     sys.exit(run_tool(PROG, args, (), lambda a: tuple(a), load_app, signals=False))
 
 

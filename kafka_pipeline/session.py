@@ -288,7 +288,10 @@ def _launch(launch: SparkLaunch, app_name: str, conf_cls: Any, context_cls: Any,
         conf.set(key, value)
     output = JvmOutput(forward=sys.stderr if launch.debug else None)
     try:
-        kwargs = {"stdout": output.write_fd, "stderr": output.write_fd}
+        # Its own session: a SIGTERM sent to our process group (timeout(1), a shell's job
+        # control) reaches this process only, which then ends the landing cleanly while the JVM
+        # still serves it. The JVM ends when our end of its stdin closes.
+        kwargs = {"stdout": output.write_fd, "stderr": output.write_fd, "start_new_session": True}
         gateway = launch_gateway(conf, popen_kwargs=kwargs)  # type: ignore[no-untyped-call]
     except PySparkRuntimeError as exc:
         lines = output.finish()

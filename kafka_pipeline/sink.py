@@ -21,7 +21,9 @@ from typing import Any
 
 from kafka_pipeline.plan import Range
 
-_RANGE = re.compile(r"offsets=(\d+)-(\d+)")
+# A range's path in a listing ("Array(file:/o/topic=t/partition=0/offsets=0-30, ...)").
+_LISTED = re.compile(r"/partition=(\d+)/offsets=(\d+)-(\d+)(?=, |\)$)")
+_STAGED = re.compile(r"/topic=([A-Za-z0-9._-]+)/partition=(\d+)(?=, |\)$)")
 TopicPartition = tuple[str, int]
 
 
@@ -34,11 +36,8 @@ class Sink:
         self.fs = self.root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
         self.fs.mkdirs(self.root)
         self.uri = self.fs.makeQualified(self.root).toString()
-
-    def _children(self, path: Any) -> list[Any]:
-        if not self.fs.exists(path):
-            return []
-        return [s.getPath() for s in self.fs.listStatus(path) if s.isDirectory()]
+        self._known: dict[str, dict[TopicPartition, set[Range]]] = {}  # topic -> its ranges
+        self._made: set[TopicPartition] = set()  # partitions whose directory this Sink made
 
     def range_path(self, tp: TopicPartition, published: Range) -> Any:
         return self._Path(
@@ -49,33 +48,80 @@ class Sink:
         return str(self._Path(self.root, f"_staging/{run_id}").toString())
 
     def published(self, topics: set[str]) -> dict[TopicPartition, list[Range]]:
-        """The published ranges of each partition of ``topics``."""
-        found: dict[TopicPartition, list[Range]] = {}
-        for topic in sorted(topics):
-            for partition_dir in self._children(self._Path(self.root, f"topic={topic}")):
-                name = partition_dir.getName()
-                if not name.startswith("partition="):
-                    continue
-                tp = (topic, int(name.removeprefix("partition=")))
-                for range_dir in self._children(partition_dir):
-                    m = _RANGE.fullmatch(range_dir.getName())
-                    if m:
-                        found.setdefault(tp, []).append(Range(int(m[1]), int(m[2])))
+        """The published ranges of each partition of ``topics`` that this Sink has not let go of
+        (:meth:`keep_after`). A topic is listed once, its paths handed over from the JVM as one
+        string; after that this Sink's own publications and supersessions keep it current (one run
+        at a time per output path), so a service's landings do not list a sink that grows by a
+        directory per partition and landing."""
+        for topic in sorted(set(topics) - set(self._known)):
+            self._known[topic] = self._list(topic)
+        return {tp: sorted(ranges) for t in topics for tp, ranges in self._known[t].items() if ranges}
+
+    def _list(self, topic: str) -> dict[TopicPartition, set[Range]]:
+        found: dict[TopicPartition, set[Range]] = {}
+        jvm = self.spark.sparkContext._jvm
+        # Kafka topic names ([a-zA-Z0-9._-]) hold no character Hadoop's globs give a meaning.
+        statuses = self.fs.globStatus(self._Path(self.root, f"topic={topic}/partition=*/offsets=*"))
+        if statuses is not None:
+            paths = jvm.org.apache.hadoop.fs.FileUtil.stat2Paths(statuses)
+            listed = str(jvm.scala.runtime.ScalaRunTime.stringOf(paths))  # "Array(p1, p2, ...)"
+            for partition, start, end in _LISTED.findall(listed):
+                found.setdefault((topic, int(partition)), set()).add(Range(int(start), int(end)))
         return found
+
+    def forget(self, topics: set[str] | None = None) -> None:
+        """List ``topics`` (all by default) again at the next :meth:`published`."""
+        for topic in list(self._known) if topics is None else topics:
+            self._known.pop(topic, None)
+        self._made = {tp for tp in self._made if topics is not None and tp[0] not in topics}
+
+    def keep_after(self, ends: dict[TopicPartition, int]) -> None:
+        """Let go of the ranges that end at or before ``ends`` (the offsets just committed as the
+        pipeline's own): a run that starts at its own commit never looks at them, and one that
+        does not (a reset) lists the topic again."""
+        for tp, end in ends.items():
+            ranges = self._known.get(tp[0], {}).get(tp)
+            if ranges:
+                ranges.difference_update({r for r in ranges if r.end <= end})
+
+    def _remember(self, tp: TopicPartition, published: Range, there: bool) -> None:
+        if tp[0] in self._known:
+            ranges = self._known[tp[0]].setdefault(tp, set())
+            if there:
+                ranges.add(published)
+            else:
+                ranges.discard(published)
 
     def clear_staging(self) -> None:
         """Files a stopped run left unpublished; no range refers to them."""
         self.fs.delete(self._Path(self.root, "_staging"), True)
 
+    def staged(self, staging: str) -> set[TopicPartition]:
+        """The partitions a run's write staged a directory for (one listing)."""
+        statuses = self.fs.globStatus(self._Path(f"{staging}/topic=*/partition=*"))
+        if statuses is None:
+            return set()
+        jvm = self.spark.sparkContext._jvm
+        listed = str(
+            jvm.scala.runtime.ScalaRunTime.stringOf(jvm.org.apache.hadoop.fs.FileUtil.stat2Paths(statuses))
+        )
+        return {(topic, int(partition)) for topic, partition in _STAGED.findall(listed)}
+
     def publish(self, staged: str, tp: TopicPartition, landed: Range) -> None:
         """Move a staged directory into place as ``landed`` (replacing an unpublished copy)."""
         target = self.range_path(tp, landed)
-        if self.fs.exists(target):  # published by a run that stopped before committing
+        known = self._known.get(tp[0])
+        there = landed in known.get(tp, ()) if known is not None else bool(self.fs.exists(target))
+        if there:  # published by a run that stopped before committing
             self.fs.delete(self._Path(staged), True)
+            self._remember(tp, landed, True)
             return
-        self.fs.mkdirs(target.getParent())
+        if tp not in self._made:
+            self.fs.mkdirs(target.getParent())
+            self._made.add(tp)
         if not self.fs.rename(self._Path(staged), target):
             raise OSError(f"could not publish {staged} as {target.toString()}")
+        self._remember(tp, landed, True)
 
     def supersede(self, run_id: str, tp: TopicPartition, old: Range) -> None:
         source = self.range_path(tp, old)
@@ -85,6 +131,7 @@ class Sink:
         self.fs.mkdirs(target.getParent())
         if not self.fs.rename(source, target):
             raise OSError(f"could not move {source.toString()} aside")
+        self._remember(tp, old, False)
 
     def exists(self, tp: TopicPartition, published: Range) -> bool:
         return bool(self.fs.exists(self.range_path(tp, published)))

@@ -264,6 +264,7 @@ LONGEST = tuple(
         "test_security",
         "test_pipeline_cluster",
         "test_pipeline",
+        "test_pipeline_service",
         "test_policies",
         "test_pipeline_setup",
         "test_reset_offsets",

@@ -57,3 +57,25 @@ def test_a_policy_start_that_differs_from_the_commit_is_a_reset():
 def test_another_clients_metadata_is_not_the_pipelines():
     plan = plan_partition((30, "kafka-to-parquet:29"), 30, [Range(30, 40)], 40)
     assert plan.supersede == (Range(30, 40),) and not plan.resumed
+
+
+def test_the_sinks_listing_is_read_from_the_one_string_the_jvm_gives():
+    """Sink.published takes the ranges of a topic from Scala's rendering of the listed paths."""
+    from kafka_pipeline.sink import _LISTED
+
+    listed = (
+        "Array(file:/data/o/topic=t/partition=0/offsets=0-30, "
+        "hdfs://nn:8020/o/topic=t/partition=12/offsets=30-45, "
+        "file:/data/o/topic=t/partition=1/offsets=5-9x, file:/data/o/topic=t/partition=1/offsets=9-12)"
+    )
+    assert _LISTED.findall(listed) == [("0", "0", "30"), ("12", "30", "45"), ("1", "9", "12")]
+    assert _LISTED.findall("Array()") == []
+
+
+def test_the_staged_partitions_are_read_from_the_one_string_the_jvm_gives():
+    from kafka_pipeline.sink import _STAGED
+
+    listed = (
+        "Array(file:/o/_staging/1-a/topic=or.ders_1/partition=0, file:/o/_staging/1-a/topic=t/partition=12)"
+    )
+    assert _STAGED.findall(listed) == [("or.ders_1", "0"), ("t", "12")]
