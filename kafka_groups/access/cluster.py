@@ -3,8 +3,8 @@
 Each concern is a room of its own: topics.py, groups.py, streams.py, offsets.py (reads) and
 commits.py (writes), all on the clients of connection.py (one AdminClient; the protocol layer
 opened only by the calls confluent-kafka lacks, whose shared steps are protocol_calls.py);
-decode.py turns protocol responses into the core dataclasses and naming.py words what a
-failure lacks.
+transactions.py commits the offsets of a reset too large for one OffsetCommit; decode.py turns
+protocol responses into the core dataclasses and naming.py words what a failure lacks.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 from kafka_groups.access.commits import COMMIT_THROUGH_PROTOCOL_ABOVE, CommitsAccess
 from kafka_groups.access.decode import _consumer_group, _partition_states, _streams_group
 from kafka_groups.access.offsets import OffsetsAccess
+from kafka_groups.access.partition_reads import PartitionReads
 from kafka_groups.access.streams import StreamsAccess
-from kafka_groups.access.topics import TopicsAccess
+from kafka_groups.access.transactions import TransactionsAccess
 
 if TYPE_CHECKING:
     from kafka_groups.core.describe import TopicPartition
@@ -29,7 +30,7 @@ __all__ = [
 ]
 
 
-class KafkaAccess(TopicsAccess, StreamsAccess, OffsetsAccess, CommitsAccess):
+class KafkaAccess(PartitionReads, StreamsAccess, OffsetsAccess, CommitsAccess, TransactionsAccess):
     """Batched reads and writes against one cluster."""
 
     def committed_offsets_on(self, topics: set[str]) -> dict[str, tuple[str, list[TopicPartition]]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.connection import Connection
@@ -27,7 +28,7 @@ COORDINATOR_MOVING = frozenset({14, 15, 16})
 class CommitsAccess(Connection):
     def alter_offsets(
         self,
-        plans: dict[str, dict[TopicPartition, int]],
+        plans: Mapping[str, Mapping[TopicPartition, int]],
         many: bool = False,
         metadata: dict[TopicPartition, str] | None = None,
     ) -> dict[str, str | None]:
@@ -113,7 +114,7 @@ class CommitsAccess(Connection):
             raise ClusterError(f"committing the offsets of '{group_id}' failed: {failure}")
 
     def _alter_offsets_protocol(
-        self, plans: dict[str, dict[TopicPartition, int]], notes: dict[TopicPartition, str]
+        self, plans: Mapping[str, Mapping[TopicPartition, int]], notes: dict[TopicPartition, str]
     ) -> dict[str, str | None]:
         from kafka.errors import KafkaError, for_code
 
@@ -135,7 +136,7 @@ class CommitsAccess(Connection):
         return outcome
 
     async def _offset_commit(
-        self, group: str, offsets: dict[TopicPartition, int], notes: dict[TopicPartition, str]
+        self, group: str, offsets: Mapping[TopicPartition, int], notes: dict[TopicPartition, str]
     ) -> tuple[TopicPartition, int] | None:
         """One OffsetCommit of the group's offsets to its coordinator, as a client outside the
         group sends it (no generation, no member), built straight from the plan; the first

@@ -4,7 +4,7 @@ timestamp (ListOffsets)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.connection import Connection
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 # at most this many, all in flight together (10,000 partitions: 56 ms of librdkafka's time).
 LIST_OFFSETS_CALL = 250
 LOG = logging.getLogger(__name__)
+POSITIONS_GROUPS = 50  # groups per OffsetFetch of committed_positions
 NO_OFFSET_FOR_TIME = -1  # ListOffsets by timestamp: no record at or after it
 _LEADER = "\x00leader\x00"  # in a failure's words until _explain names the partition's leader
 # A partition or topic librdkafka's metadata does not have: librdkafka's own _UNKNOWN_PARTITION
@@ -63,18 +64,86 @@ class OffsetsAccess(Connection):
             for group, topics in self._fetched_offsets(group_ids).items()
         }
 
-    def committed_positions(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, int]]:
+    def committed_positions(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, int]]:
         """Every committed offset of each group, the offsets alone: what a reset plans, backs
-        up, checks again before its commit and reads back (10,000 partitions, three times)."""
-        return {
-            group: {
-                (topic.name, p.partition_index): p.committed_offset
-                for topic in topics
-                for p in topic.partitions
-                if p.committed_offset >= 0
-            }
-            for group, topics in self._fetched_offsets(group_ids).items()
-        }
+        up, checks again before its commit and reads back (10,000 partitions, three times).
+        Thousands of partitions in all come as compact tables (core/offset_table.py), each
+        answer turned into them as it arrives, in requests of at most ``POSITIONS_GROUPS``
+        groups: the decoded answers of 200,000 partitions never exist at once. Many groups are
+        read in batches, each under a deadline of its own (:meth:`_read_groups`)."""
+        from kafka_groups.core.offset_table import OffsetTable
+        from kafka_groups.core.reset import COMPACT_ABOVE
+
+        if not group_ids:
+            return {}
+        found: dict[str, Mapping[TopicPartition, int]] = {}
+        for answer in self._read_groups("fetching committed offsets", self._positions, group_ids):
+            found.update(answer)
+        if len(found) > 1 and sum(len(held) for held in found.values()) > COMPACT_ABOVE:
+            # the groups of a batch read while its total was small, compact too
+            found = {g: OffsetTable.of(held).settle() for g, held in found.items()}
+        return found
+
+    async def _positions(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, int]]:
+        """OffsetFetch of the groups' offsets, one request per ``POSITIONS_GROUPS`` groups of a
+        coordinator, the coordinators' n-th requests in flight together; each answer is read
+        into a dict or, past ``COMPACT_ABOVE`` partitions in all, a compact table, and dropped."""
+        from kafka.errors import for_code
+
+        from kafka_groups.core.offset_table import OffsetTable
+        from kafka_groups.core.reset import COMPACT_ABOVE
+
+        client = self._protocol
+        by_coordinator: dict[int, list[str]] = {}
+        for group_id, node in (await client.coordinators(group_ids)).items():
+            by_coordinator.setdefault(node, []).append(group_id)
+        found: dict[str, Mapping[TopicPartition, int]] = {}
+        total = 0
+        queues = [
+            (
+                node,
+                [
+                    ask
+                    for i in range(0, len(ids), POSITIONS_GROUPS)
+                    for ask in client.offset_fetch_requests(ids[i : i + POSITIONS_GROUPS])
+                ],
+            )
+            for node, ids in by_coordinator.items()
+        ]
+        for turn in range(max((len(asks) for _, asks in queues), default=0)):
+            sent = [
+                (asks[turn][0], client.manager.send(asks[turn][1], node_id=node))
+                for node, asks in queues
+                if turn < len(asks)
+            ]
+            for asked, future in sent:
+                response = await self._answer(
+                    future, _coordinator_of([asked] if asked is not None else group_ids)
+                )
+                if response.error_code:
+                    raise for_code(response.error_code)(f"OffsetFetchResponse failed for group '{asked}'.")
+                for answer in response.groups if response.API_VERSION >= 8 else [response]:
+                    group_id = answer.group_id if response.API_VERSION >= 8 else asked
+                    if answer.error_code:
+                        raise for_code(answer.error_code)(
+                            f"OffsetFetchResponse failed for group '{group_id}'."
+                        )
+                    total += sum(len(t.partitions) for t in answer.topics)
+                    held: dict[TopicPartition, int] | OffsetTable = (
+                        OffsetTable() if total > COMPACT_ABOVE else {}
+                    )
+                    for topic in answer.topics:
+                        name = topic.name
+                        for p in topic.partitions:
+                            if p.error_code:
+                                raise for_code(p.error_code)(
+                                    f"OffsetFetchResponse failed for partition {p.partition_index}"
+                                )
+                            if p.committed_offset >= 0:
+                                held[(name, p.partition_index)] = p.committed_offset
+                    found[group_id] = held.settle() if isinstance(held, OffsetTable) else held
+                del response
+        return found
 
     def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:
         """The group's committed offsets with the metadata string each was committed with."""

@@ -17,7 +17,13 @@ from kafka_groups.cli.options import (
     connection,
 )
 from kafka_groups.cli.runner import perform
-from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt, SkipActiveOpt, ToGroupOpt
+from kafka_groups.cli.select_options import (
+    AllowNonAtomicOpt,
+    ExcludeGroupOpt,
+    GroupPatternOpt,
+    SkipActiveOpt,
+    ToGroupOpt,
+)
 from kafka_groups.commands.reset_offsets import ResetOffsetsRequest
 from kafka_groups.core.reset import Scenario
 from kafka_groups.core.selectors import check_groups, check_topic_args
@@ -112,6 +118,7 @@ def reset_command(
             "--backup-dir", help="Where --execute saves the offsets it replaces.", show_default=False
         ),
     ] = None,
+    allow_non_atomic: AllowNonAtomicOpt = False,
     output: OutputOpt = OutputFormat.AUTO,
     yes: YesOpt = False,
     debug: DebugOpt = False,
@@ -151,6 +158,7 @@ def reset_command(
         group_patterns=tuple(group_pattern or ()),
         exclude_groups=tuple(exclude_group or ()),
         skip_active=skip_active,
+        allow_non_atomic=allow_non_atomic,
         friendly_times=True,
     )
     perform(request)

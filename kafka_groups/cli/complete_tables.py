@@ -36,6 +36,7 @@ RESET_SCOPE = (
     "execute",
     "export",
     "backup-dir",
+    "allow-non-atomic",
     "yes",
 )
 
@@ -186,6 +187,7 @@ DESCRIPTIONS = {
     "group-pattern": "groups whose whole id matches a regex (ours)",
     "exclude-group": "leave out groups matching a regex (ours)",
     "skip-active": "reset the inactive groups, name the active ones (ours)",
+    "allow-non-atomic": "commit a group too large for one commit in steps if transactions are refused (ours)",
     "topic": "a topic (topic:partitions for resets)",
     "all-topics": "every topic the group has offsets for",
     "input-topic": "an input topic of the streams application",

@@ -81,6 +81,7 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("group-pattern", Arg.REQUIRED, available_if=SELECTING),
     Opt("exclude-group", Arg.REQUIRED, available_if=SELECTING),
     Opt("skip-active", available_if=("reset-offsets",)),
+    Opt("allow-non-atomic", available_if=("reset-offsets",)),  # ours
     Opt("backup-dir", Arg.REQUIRED),
     Opt("members", available_if=("describe",)),
     Opt("offsets", available_if=("describe",)),
@@ -294,6 +295,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             skip_active=p.has("skip-active"),
             group_patterns=tuple(p.all("group-pattern")),
             exclude_groups=tuple(p.all("exclude-group")),
+            allow_non_atomic=p.has("allow-non-atomic"),
         )
     if action == "delete-offsets" and p.has("from-file"):
         from kafka_groups.commands.delete_file_offsets import DeleteFileOffsetsRequest

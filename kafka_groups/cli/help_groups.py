@@ -188,6 +188,12 @@ CONSUMER_GROUPS = ToolHelp(
         ),
         ("--exclude-group <regex>", "Leave out the selected groups whose whole id matches; repeatable."),
         ("--skip-active", "With --reset-offsets: reset the inactive groups, name the active ones (exit 0)."),
+        (
+            "--allow-non-atomic",
+            "With --reset-offsets --execute: where a group's offsets need more than one commit (more than "
+            "one batch of __consumer_offsets) and the cluster refuses the transaction that keeps them "
+            "atomic, commit them in steps, each recorded in a journal beside the backup.",
+        ),
         ("--debug", "Tracebacks and client logs on errors."),
         (
             "--health",

@@ -28,6 +28,14 @@ SkipActiveOpt = Annotated[
         help="Reset the inactive groups selected and name the active ones in one line (exit 0).",
     ),
 ]
+AllowNonAtomicOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-non-atomic",
+        help="With --execute: where a group's offsets need more than one commit and the cluster refuses "
+        "the transaction that makes them atomic, commit them in steps, with a journal.",
+    ),
+]
 ToGroupOpt = Annotated[
     str | None,
     typer.Option(

@@ -23,7 +23,13 @@ from kafka_groups.cli.options import (
     watch_interval,
 )
 from kafka_groups.cli.runner import perform
-from kafka_groups.cli.select_options import ExcludeGroupOpt, GroupPatternOpt, SkipActiveOpt, ToGroupOpt
+from kafka_groups.cli.select_options import (
+    AllowNonAtomicOpt,
+    ExcludeGroupOpt,
+    GroupPatternOpt,
+    SkipActiveOpt,
+    ToGroupOpt,
+)
 from kafka_groups.commands.delete_groups import DeleteOffsetsRequest
 from kafka_groups.commands.delete_streams import DeleteStreamsGroupsRequest
 from kafka_groups.commands.describe_streams import DescribeStreamsRequest
@@ -162,6 +168,7 @@ def reset_command(
         ),
     ] = False,
     backup_dir: BackupDirOpt = None,
+    allow_non_atomic: AllowNonAtomicOpt = False,
     output: OutputOpt = OutputFormat.AUTO,
     yes: YesOpt = False,
     debug: DebugOpt = False,
@@ -207,6 +214,7 @@ def reset_command(
         group_patterns=tuple(group_pattern or ()),
         exclude_groups=tuple(exclude_group or ()),
         skip_active=skip_active,
+        allow_non_atomic=allow_non_atomic,
         friendly_times=True,
     )
     perform(request)

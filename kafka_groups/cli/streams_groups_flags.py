@@ -53,6 +53,7 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("group-pattern", Arg.REQUIRED, available_if=SELECTING),
     Opt("exclude-group", Arg.REQUIRED, available_if=SELECTING),
     Opt("skip-active", available_if=("reset-offsets",)),
+    Opt("allow-non-atomic", available_if=("reset-offsets",)),
     Opt("output", Arg.REQUIRED),
     Opt("o", Arg.REQUIRED),  # short for --output
     Opt("debug"),
@@ -198,6 +199,7 @@ def translate(argv: Sequence[str]) -> Request | tuple[str, ...]:
             group_patterns=tuple(p.all("group-pattern")),
             exclude_groups=tuple(p.all("exclude-group")),
             skip_active=p.has("skip-active"),
+            allow_non_atomic=p.has("allow-non-atomic"),
         )
     if action == "delete-offsets":
         from kafka_groups.commands.delete_groups import DeleteOffsetsRequest

@@ -255,6 +255,9 @@ class Undo:
     restore_groups: tuple[str, ...] = ()
     created: str | None = None
     absent: tuple[str, ...] = ()
+    # The restore commits step by step where the cluster refuses a transaction (--allow-non-atomic),
+    # as the write it undoes did.
+    non_atomic: bool = False
 
     @property
     def empty(self) -> bool:
@@ -267,9 +270,10 @@ class Undo:
         folder = f"--backup-dir {shell_quote(str(self.folder))}"
         if self.restore:
             groups = group_flags(self.restore_groups)
+            steps = " --allow-non-atomic" if self.non_atomic else ""
             parts.append(
                 f"{self._limit(self.restore)}{self.tool}{server} {groups} --reset-offsets "
-                f"--from-file {shell_quote(self.restore)} --execute {folder}"
+                f"--from-file {shell_quote(self.restore)} --execute{steps} {folder}"
             )
         if self.created:  # by group id, whatever the group's type: kafka-consumer-groups
             parts.append(

@@ -6,16 +6,20 @@ that had none before), whatever the number of groups: the reset saved them in su
 The write discipline is that of every deletion (``commands/guard.py``): the offsets about to go
 are backed up and the undo announced before anything is sent; a group whose answer is lost is
 read back. After a lost answer the remaining groups are not sent (each would wait out the
-timeout too): they are named as not deleted.
+timeout too): they are named as not deleted. A group with more offsets than one batch of
+``__consumer_offsets`` holds is deleted in parts (``commands/delete_parts.py``), each part's
+partitions reported as that part answered, or as read back after a lost answer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import Undo, backup_folder, check_command, narrow_backup, save_backup
 from kafka_groups.commands.delete_groups import REQUEST_TIMED_OUT
+from kafka_groups.commands.delete_parts import Limit, PartsDeleted, delete_in_parts, offset_parts
 from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, fault_point
 from kafka_groups.commands.session import cluster_session
 from kafka_groups.commands.target import name_target
@@ -33,8 +37,9 @@ from kafka_groups.settings import ConnectionArgs
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
 
-# One group's answer: the broker's (group-level error, per-partition errors), or why none came.
-Answer = tuple[KafkaErrorInfo | None, dict[TopicPartition, KafkaErrorInfo | None]] | str
+# One group's answer: the broker's (group-level error, per-partition errors), what the parts of
+# a deletion in parts answered, or why none came.
+Answer = tuple[KafkaErrorInfo | None, dict[TopicPartition, KafkaErrorInfo | None]] | PartsDeleted | str
 Held = dict[str, dict[TopicPartition, int]]
 
 
@@ -64,7 +69,7 @@ class DeleteFileOffsetsRequest:
         return CommandOutcome(batch, self.output, notices=tuple(notes), failure=failure)
 
     def _delete(
-        self, access: KafkaAccess, named: Held, notes: list[str]
+        self, access: KafkaAccess, named: Mapping[str, Mapping[TopicPartition, int]], notes: list[str]
     ) -> tuple[OffsetDeleteBatch, Verdict | None]:
         ids = list(named)
         held = access.committed_offsets(ids)
@@ -81,9 +86,17 @@ class DeleteFileOffsetsRequest:
         )
         announce(way_back.hint("this deletion removed"))
 
+        limit = Limit(access)
+        parts = {g: offset_parts(limit, g, list(named[g])) for g in ids}
+
         def send() -> dict[str, Answer]:
             answers: dict[str, Answer] = {}
             for group in ids:
+                if len(parts[group]) > 1:  # more tombstones than one batch holds
+                    done = answers[group] = delete_in_parts(access, group, parts[group])
+                    if done.doubtful:
+                        break  # a part was not answered: the other groups are not sent
+                    continue
                 try:
                     answers[group] = access.delete_offsets(group, list(named[group]))
                 except CliError as exc:
@@ -99,7 +112,10 @@ class DeleteFileOffsetsRequest:
             access,
             send=send,
             read_back=read,
-            in_doubt=lambda answers: any(isinstance(a, str) for a in answers.values()),
+            in_doubt=lambda answers: any(
+                isinstance(a, str) or (isinstance(a, PartsDeleted) and a.doubtful) for a in answers.values()
+            ),
+            what="offset deletion",
         ).run()
         answers = sent.answer or {}
         results: list[OffsetDeleteResult] = []
@@ -110,7 +126,20 @@ class DeleteFileOffsetsRequest:
             if answer is None:
                 continue  # not sent
             partitions = list(named[group])
-            if isinstance(answer, str):
+            if isinstance(answer, PartsDeleted):
+                state = None if sent.state is None else sent.state.get(group, {})
+                rows = _rows_of_parts(answer, state)
+                if rows is None:  # a part in doubt, and nothing read back
+                    why = answer.error or "no answer"
+                    unknown[group] = f"{why}; {sent.read_error}" if sent.read_error else why
+                    rows = dict.fromkeys(partitions, error_info(REQUEST_TIMED_OUT))
+                notes.append(
+                    f"Note: the offsets of group {group!r} were deleted in {answer.parts} requests, more "
+                    "than one batch of __consumer_offsets holds"
+                    + ("." if answer.complete else f"; {answer.stopped_at()}.")
+                )
+                top_level = answer.top or first_partition_error(rows)
+            elif isinstance(answer, str):
                 state = None if sent.state is None else sent.state.get(group, {})
                 landed = classify(state, about_to_go[group], {})
                 if landed is Landed.UNKNOWN:
@@ -142,3 +171,20 @@ class DeleteFileOffsetsRequest:
             backup = narrow_backup(backup, gone)
         unsent = tuple(g for g in ids if g not in answers)
         return OffsetDeleteBatch(tuple(results), backup, unsent), verdict
+
+
+def _rows_of_parts(
+    done: PartsDeleted, state: dict[TopicPartition, int] | None
+) -> dict[TopicPartition, KafkaErrorInfo | None] | None:
+    """Each partition's row after a deletion in parts: what its part answered; for the part
+    whose answer was lost, what the read-back shows (None when it could not be read); the
+    parts after a failed one, not deleted."""
+    lost = error_info(REQUEST_TIMED_OUT)
+    rows = dict(done.answers)
+    for tp in done.unsent:
+        rows.setdefault(tp, done.top or lost)
+    if done.doubtful:
+        if state is None:
+            return None
+        rows.update({tp: lost if tp in state else None for tp in done.doubtful})
+    return rows

@@ -6,11 +6,19 @@ offsets they remove to a backup file first, so ``--reset-offsets --from-file`` c
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.backup import Undo, backup_folder, check_command, narrow_backup, save_backup
+from kafka_groups.commands.delete_parts import (
+    Limit,
+    PartsDeleted,
+    delete_in_parts,
+    group_fits,
+    offset_parts,
+)
 from kafka_groups.commands.guard import Landed, Verdict, Write, announce, classify, fault_point
 from kafka_groups.commands.select import consumer_group_ids
 from kafka_groups.commands.session import cluster_session
@@ -133,6 +141,9 @@ class DeleteOffsetsRequest:
             held = reader.committed_offsets([self.group]).get(self.group, {})
             return {tp: c.offset for tp, c in held.items() if tp in partitions}
 
+        parts = offset_parts(Limit(access), self.group, chosen)
+        if len(parts) > 1:  # more tombstones than one batch holds
+            return self._delete_parts(access, parts, read, rows, about_to_go, backup, notes, tool, way_back)
         sent = Write(
             access,
             send=lambda: access.delete_offsets(self.group, chosen),
@@ -164,6 +175,61 @@ class DeleteOffsetsRequest:
                 )
         rows.update(answers)
         top_level = group_error or first_partition_error(answers)
+        if backup and verdict is None:
+            gone = {tp: o for tp, o in about_to_go.items() if rows.get(tp, True) is None}
+            backup = narrow_backup(backup, {self.group: gone})
+        return OffsetDeleteResult(self.group, top_level, rows, backup), verdict
+
+    def _delete_parts(
+        self,
+        access: KafkaAccess,
+        parts: list[list[TopicPartition]],
+        read: Callable[[KafkaAccess], dict[TopicPartition, int]],
+        rows: dict[TopicPartition, KafkaErrorInfo | None],
+        about_to_go: dict[TopicPartition, int],
+        backup: str | None,
+        notes: list[str],
+        tool: str,
+        way_back: Undo,
+    ) -> tuple[OffsetDeleteResult, Verdict | None]:
+        """The deletion in several OffsetDeletes (delete_parts.py): each partition's row is what
+        its part answered, or, for the part whose answer was lost, what the read-back shows."""
+        sent = Write(
+            access,
+            send=lambda: delete_in_parts(access, self.group, parts),
+            read_back=read,
+            in_doubt=lambda answer: bool(answer.doubtful),
+            what="offset deletion",
+        ).run()
+        # delete_in_parts answers every part, lost answers included; no answer at all: the wait
+        # for it was interrupted (a second interrupt), every part in doubt.
+        done = sent.answer or _abandoned(parts, sent.send_error)
+        answers = dict(done.answers)
+        lost = error_info(REQUEST_TIMED_OUT)  # how the rows show a partition that did not change
+        for tp in done.unsent:
+            answers.setdefault(tp, done.top or lost)
+        verdict = None
+        if done.doubtful and sent.state is None:  # in doubt, and nothing could be read back
+            answers.update(dict.fromkeys(done.doubtful, lost))
+            undo = way_back.command()
+            why = f"{done.error}; {sent.read_error}" if sent.read_error else done.error or ""
+            verdict = Verdict(
+                "offset deletion",
+                {f"group '{self.group}'": Landed.UNKNOWN},
+                {f"group '{self.group}'": why},
+                check_command([self.group], self.connection, tool),
+                undo,
+            )
+        elif done.doubtful:
+            state = sent.state or {}
+            answers.update({tp: lost if tp in state else None for tp in done.doubtful})
+        notes.append(
+            f"Note: the offsets were deleted in {len(parts)} requests, more than one batch of "
+            "__consumer_offsets holds"
+            + ("." if done.complete else f"; {done.stopped_at()}, and the requests after it were not sent.")
+        )
+        rows.update(answers)
+        top_level = done.top or first_partition_error(answers)
         if backup and verdict is None:
             gone = {tp: o for tp, o in about_to_go.items() if rows.get(tp, True) is None}
             backup = narrow_backup(backup, {self.group: gone})
@@ -217,6 +283,13 @@ class DeleteGroupsRequest:
         return CommandOutcome(result, self.output, notices=notes, failure=failure)
 
 
+def _abandoned(parts: list[list[TopicPartition]], why: str | None) -> PartsDeleted:
+    """A deletion in parts whose answer the user stopped waiting for: every part in doubt."""
+    return PartsDeleted(
+        doubtful=[tp for part in parts for tp in part], error=why or "no answer", parts=len(parts)
+    )
+
+
 def _consumer_groups_left(reader: KafkaAccess, ids: list[str]) -> set[str]:
     found, _missing = reader.describe_groups(ids)
     return set(found)
@@ -253,15 +326,18 @@ class GroupDeletion:
         fault_point("after-backup")
         if backup:
             announce(self._hint(backup, expected))
+        # Groups with more offsets than one batch of tombstones holds lose them first, in parts.
+        stopped, gone, unsure = self._offsets_first(ids, current, expected)
+        rest = [g for g in ids if g not in stopped and g not in unsure]
         sent = Write(
             self.access,
-            send=lambda: self.access.delete_groups(ids),
-            read_back=lambda reader: dict.fromkeys(left(reader, ids), True),
+            send=lambda: self.access.delete_groups(rest) if rest else {},
+            read_back=lambda reader: dict.fromkeys(left(reader, rest), True),
             what="deletion",
         ).run()
         verdict = None
         if sent.answer is not None:
-            answers = sent.answer
+            answers = {**stopped, **dict.fromkeys(unsure, error_info(REQUEST_TIMED_OUT)), **sent.answer}
         else:
             units = {
                 g: classify(None if sent.state is None else {g: sent.state.get(g)}, {g: True}, {})
@@ -284,12 +360,73 @@ class GroupDeletion:
                     f'Note: deleting the groups answered "{sent.send_error}", but they are gone: '
                     "the deletion is done."
                 )
+        if unsure:  # a part of a group's offset deletion was not answered nor read back
+            lost = error_info(REQUEST_TIMED_OUT)
+            answers = {**answers, **dict.fromkeys(unsure, lost)}
+            units = {**(verdict.units if verdict else {}), **{f"group '{g}'": Landed.UNKNOWN for g in unsure}}
+            reasons = {
+                **(verdict.reasons if verdict else {}),
+                **{f"group '{g}'": w for g, w in unsure.items()},
+            }
+            undo = self._undo(backup, expected).command() if backup else None
+            verdict = Verdict(
+                "deletion", units, reasons, check_command(ids, self.connection, self.tool), undo
+            )
         if backup and (verdict is None or not verdict.units_in(Landed.UNKNOWN)):
-            backup = narrow_backup(backup, {g: current[g] for g, error in answers.items() if error is None})
+            kept = {g: current[g] for g, error in answers.items() if error is None}
+            backup = narrow_backup(backup, {**gone, **kept})
             deleted = sorted(g for g, error in answers.items() if error is None and current.get(g))
             if backup and deleted != sorted(expected):  # the undo announced does not fit: the one that does
                 announce(self._hint(backup, deleted))
         return answers, backup, verdict
+
+    def _offsets_first(
+        self, ids: list[str], current: dict[str, dict[TopicPartition, int]], expected: list[str]
+    ) -> tuple[dict[str, KafkaErrorInfo | None], dict[str, dict[TopicPartition, int]], dict[str, str]]:
+        """Delete, in parts, the offsets of each group that DeleteGroups could not remove in one
+        batch (delete_parts.py); those groups then go to DeleteGroups with no offsets left.
+        Returns the groups whose offset deletion stopped (their error: they are not deleted),
+        the offsets those lost before it stopped, and the groups where it is not known."""
+        limit = Limit(self.access)
+        stopped: dict[str, KafkaErrorInfo | None] = {}
+        gone: dict[str, dict[TopicPartition, int]] = {}
+        unsure: dict[str, str] = {}
+        for group in ids:
+            held = current.get(group, {})
+            if group not in expected or not held or group_fits(limit, group, list(held)):
+                continue
+            parts = offset_parts(limit, group, list(held))
+
+            def read(reader: KafkaAccess, group: str = group) -> dict[TopicPartition, int]:
+                return {tp: c.offset for tp, c in reader.committed_offsets([group]).get(group, {}).items()}
+
+            sent = Write(
+                self.access,
+                send=functools.partial(delete_in_parts, self.access, group, parts),
+                read_back=read,
+                in_doubt=lambda answer: bool(answer.doubtful),
+                what="deletion",
+            ).run()
+            done = sent.answer or _abandoned(parts, sent.send_error)
+            if done.complete and not any(done.answers.values()):
+                continue
+            if done.doubtful and sent.state is None:
+                unsure[group] = (
+                    f"deleting its offsets in {len(parts)} parts: {done.stopped_at()}; {sent.read_error}"
+                )
+                continue
+            state = sent.state or {}
+            deleted = {tp for tp, error in done.answers.items() if error is None}
+            deleted |= {tp for tp in done.doubtful if tp not in state}
+            gone[group] = {tp: o for tp, o in held.items() if tp in deleted}
+            first = next((e for e in done.answers.values() if e is not None), None)
+            stopped[group] = first or done.top or error_info(REQUEST_TIMED_OUT)
+            self.notes.append(
+                f"Note: group '{group}' was not deleted: its {len(held):,} offsets, more than one batch of "
+                f"__consumer_offsets holds, are deleted first in {len(parts)} requests, and "
+                f"{done.stopped_at()}; {len(gone[group]):,} of them were deleted (the backup restores them)."
+            )
+        return stopped, gone, unsure
 
     def _undo(self, backup: str, groups: list[str]) -> Undo:
         # A deleted streams group no longer exists, so kafka-streams-groups cannot reset it;

@@ -16,7 +16,8 @@ back up -> announce -> re-check -> send -> verify -> classify
   second one stops the wait, leaving unknown what is not known by then): kafka_groups/interrupts.py.
 
 Test-only fault points: with ``KAFKA_TOOLS_TEST_FAULT_DIR`` set to a directory, the tools stop
-at each named point (:data:`FAULT_POINTS`), create ``<dir>/<point>`` and wait (at most
+at each named point (:data:`FAULT_POINTS`, and :data:`PART_FAULT_POINTS` in writes of several
+parts), create ``<dir>/<point>`` and wait (at most
 :data:`FAULT_WAIT_S` seconds) until it is removed. The fault-injection suite pauses or kills the
 broker there, or signal the tool. Unset (always, outside that suite), a point costs one
 environment lookup.
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
 
 FAULT_DIR_ENV = "KAFKA_TOOLS_TEST_FAULT_DIR"  # test-only: see the module docstring
 FAULT_POINTS = ("before-backup", "after-backup", "before-send", "after-send", "during-read-back")
+# Within the send of a write in several parts (a reset's transaction, a delete in parts): between
+# two parts, and before a transaction's commit (after the group was checked again).
+PART_FAULT_POINTS = ("between-chunks", "before-txn-commit")
 # (commands/backup.py adds points inside the writing of a backup: BACKUP_FAULT_POINTS)
 FAULT_WAIT_S = 120.0
 READ_BACK_FLOOR_MS = 200  # with less time left than this, a read-back is not tried

@@ -6,6 +6,7 @@ which must reach the user before anything is sent."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -32,38 +33,62 @@ from kafka_groups.commands.guard import (
 )
 from kafka_groups.commands.target import name_target
 from kafka_groups.core.kafka_errors import UNKNOWN_TOPIC_OR_PARTITION
+from kafka_groups.core.offset_table import subset, without
+from kafka_groups.core.reset import COMPACT_ABOVE
 from kafka_groups.core.reset_plan import Plan, ResetResult, reset_failure
-from kafka_groups.errors import CliError, ClusterError, TopicCommandError
+from kafka_groups.errors import CliError, ClusterError, PartialFailure, TopicCommandError
 from kafka_groups.settings import ConnectionArgs
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.commands import reset_commit
+    from kafka_groups.core.describe import TopicPartition
 
 
 def apply_reset(
-    access: KafkaAccess, result: ResetResult, connection: ConnectionArgs, backup_dir: str | None
+    access: KafkaAccess,
+    result: ResetResult,
+    connection: ConnectionArgs,
+    backup_dir: str | None,
+    allow_non_atomic: bool = False,
 ) -> ResetResult:
-    """Back up, announce, re-check, commit, read back and classify (see commands.guard)."""
-    from kafka_groups.access.cluster import COMMIT_THROUGH_PROTOCOL_ABOVE
+    """Back up, announce, re-check, commit, read back and classify (see commands.guard). The
+    commit takes the route that keeps each group's reset all-or-nothing (commands.reset_commit);
+    a group too large for one commit whose transaction the cluster refuses stops the reset
+    before anything is written, unless ``allow_non_atomic``."""
+    from kafka_groups.commands import reset_commit
 
     plan = result.plan
     targets = plan.targets
     tool = "kafka-streams-groups" if result.streams else "kafka-consumer-groups"
     groups = sorted(targets)
     name_target(access)
+    # How each group is committed (one OffsetCommit, or one transaction of several parts), decided
+    # before anything is written: a transaction the cluster refuses stops the reset here.
+    routes = reset_commit.route(access, targets, allow_non_atomic, access.settings.timeout_ms)
     fault_point("before-backup")
-    backup, way_back = back_up(plan, connection, backup_dir, tool)
+    backup, way_back, replaced = back_up(plan, connection, backup_dir, tool, routes.non_atomic)
     fault_point("after-backup")
     undo = way_back.command()
     announce(way_back.hint("this reset replaced"))
-    replaced = {g: {tp: o for tp, o in plan.current.get(g, {}).items() if tp in targets[g]} for g in targets}
-    many = sum(len(o) for o in targets.values()) > COMMIT_THROUGH_PROTOCOL_ABOVE
     recheck(access, plan)
+    journal = None
+    if routes.non_atomic:
+        journal = reset_commit.journal_path(backup, backup_dir, groups)
+        reset_commit.start_journal(journal)
+    answered: list[reset_commit.Committed] = []
+
+    def send() -> reset_commit.Committed:
+        answered.append(reset_commit.commit(access, routes, targets, plan, result.streams, journal))
+        return answered[-1]
+
     sent = Write(
         access,
-        send=lambda: access.alter_offsets(targets, many=many),
-        read_back=lambda reader: reader.committed_positions(list(targets)),
-        in_doubt=lambda answer: any(answer.values()),
+        send=send,
+        read_back=lambda reader: reset_commit.read_back(
+            reader, routes, targets, answered[-1] if answered else None
+        ),
+        in_doubt=lambda answer: answer.in_doubt(),
         verify_always=True,
         what="reset",
     ).run()
@@ -71,14 +96,33 @@ def apply_reset(
     reasons: dict[str, str] = {}
     failed: list[tuple[str, str]] = []
     notes: list[str] = []
+    partly: list[str] = []  # --allow-non-atomic groups some of whose steps landed
+    answer = sent.answer
     for group, offsets in targets.items():
-        error = sent.send_error or (sent.answer or {}).get(group)
+        error = sent.send_error or (answer.errors.get(group) if answer is not None else None)
         after = None
         if sent.state is not None:
-            after = {tp: o for tp, o in sent.state.get(group, {}).items() if tp in offsets}
+            after = subset(sent.state.get(group, {}), offsets)
         # A commit the broker acknowledged has landed, whether or not the read-back answered.
         landed = Landed.DONE if after is None and error is None else classify(after, replaced[group], offsets)
+        if answer is not None and group in answer.aborted and landed is not Landed.DONE:
+            landed = Landed.NOT_APPLIED  # its commit was never sent: it cannot take effect
+        if group in routes.steps and landed is Landed.UNKNOWN and after is not None:
+            took = sum(1 for tp, o in offsets.items() if after.get(tp) == o and replaced[group].get(tp) != o)
+            partly.append(group)
+            units[group] = Landed.NOT_APPLIED
+            failed.append(
+                (
+                    group,
+                    f"partly applied, not atomic: {took:,} of {len(offsets):,} partitions took their new "
+                    f"offsets ({error or 'the read-back shows a mix'}); the steps that landed are in "
+                    f"{journal}, and the undo puts the group back",
+                )
+            )
+            continue
         units[group] = landed
+        if landed is Landed.DONE and group in routes.chunks:
+            notes.append(_route_note(group, routes, len(offsets), journal))
         if landed is Landed.DONE and after is None:
             notes.append(
                 f"Note: the broker acknowledged the reset of group '{group}'; reading it back "
@@ -101,6 +145,8 @@ def apply_reset(
                 f" and {len(wrong) - MOVED_NAMED} more" if len(wrong) > MOVED_NAMED else ""
             )
         reasons[group] = error or sent.read_error or ""
+        if group in routes.hoping:
+            reasons[group] += f"; {routes.hoping[group]}"
         if landed is Landed.NOT_APPLIED:
             failed.append((group, f"not applied, nothing changed ({reasons[group]})"))
         else:
@@ -126,21 +172,45 @@ def apply_reset(
     )
     # Outcome unknown (exit 4, with the check and the undo) when any unit's is.
     unknown = verdict.failure() if verdict.units_in(Landed.UNKNOWN) else None
-    return replace(applied, error=unknown or reset_failure(applied))
+    failure = unknown or reset_failure(applied)
+    if partly and failure is not None and not isinstance(failure, PartialFailure):
+        failure = PartialFailure(failure.message)  # part of a group changed: never "nothing changed"
+    return replace(applied, error=failure)
+
+
+def _route_note(group: str, routes: reset_commit.Routes, partitions: int, journal: str | None) -> str:
+    """What a reset too large for one commit did instead, said after it."""
+    from kafka_groups.commands import reset_commit
+
+    parts = len(routes.chunks[group])
+    why = (
+        f"{partitions:,} partitions, more than one batch of __consumer_offsets holds "
+        f"(max.message.bytes {reset_commit.limit_text(routes)})"
+    )
+    if group in routes.steps:
+        return (
+            f"Note: group '{group}' ({why}) was committed in {parts} steps, not atomically "
+            f"({reset_commit.NON_ATOMIC_FLAG}; the cluster refused the transaction: "
+            f"{routes.refused[group]}); the steps are recorded in {journal}."
+        )
+    return f"Note: group '{group}' ({why}) was committed in one transaction of {parts} parts."
 
 
 def back_up(
-    plan: Plan, connection: ConnectionArgs, backup_dir: str | None, tool: str
-) -> tuple[str | None, Undo]:
+    plan: Plan, connection: ConnectionArgs, backup_dir: str | None, tool: str, non_atomic: bool = False
+) -> tuple[str | None, Undo, dict[str, Mapping[TopicPartition, int]]]:
     """Save, durably, what the reset changes: the offsets it replaces (put back with
     ``--reset-offsets --from-file``) and the partitions it gives their first offset (deleted
     again with ``--delete-offsets --from-file``); a group that does not exist yet is deleted
-    again by the undo instead. Returns the backup of the replaced offsets and the undo."""
+    again by the undo instead. Returns the backup of the replaced offsets, the undo
+    (``non_atomic``: its restore commits step by step too, as this reset does) and the offsets
+    replaced, per group (compact tables when the reset is large)."""
     targets = plan.targets
     absent = set(plan.absent)
-    replaced = {g: {tp: o for tp, o in plan.current.get(g, {}).items() if tp in targets[g]} for g in targets}
+    compact = sum(len(o) for o in targets.values()) > COMPACT_ABOVE
+    replaced = {g: subset(plan.current.get(g, {}), targets[g], compact) for g in targets}
     created = {
-        g: {tp: o for tp, o in offsets.items() if tp not in plan.current.get(g, {})}
+        g: without(offsets, plan.current.get(g, {}), compact)
         for g, offsets in targets.items()
         if g not in absent
     }
@@ -152,6 +222,7 @@ def back_up(
         if backup:  # nothing is sent: no backup of a reset that did not happen is left
             discard_backup(backup)
         raise
+    del created
     undo = Undo(
         connection,
         backup_folder(backup_dir),
@@ -160,8 +231,9 @@ def back_up(
         restore_groups=tuple(g for g in sorted(replaced) if replaced[g]),
         created=first,
         absent=tuple(g for g in sorted(targets) if g in absent),
+        non_atomic=non_atomic,
     )
-    return backup, undo
+    return backup, undo, replaced
 
 
 def recheck(access: KafkaAccess, plan: Plan) -> None:

@@ -6,6 +6,7 @@ raised here, before offsets are listed."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,11 @@ from kafka_groups.errors import NotFoundError
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.core.describe import TopicPartition
 
+# Above this many partitions a reset reads leaders and log offsets through the protocol layer,
+# into compact tables (where the protocol layer is in use anyway).
+BULK_READS_ABOVE = 2000
 # Scenarios that read the committed offsets.
 NEEDS_COMMITTED = frozenset({Scenario.SHIFT_BY, Scenario.TO_CURRENT, Scenario.TO_NEAREST})
 # Scenarios that read log start offsets (to plan or to clamp).
@@ -97,9 +102,11 @@ def gather(
     request: ResetRequest,
     selection: GroupSelection,
     detail: bool,
+    export: bool = False,
 ) -> Snapshot:
     """Everything :func:`~kafka_groups.core.reset_plan.plan_reset` reads. ``detail``: the
-    output shows current offsets and log bounds (a richer format than the Apache text)."""
+    output shows current offsets and log bounds (a richer format than the Apache text);
+    ``export``: the plan is printed as CSV (--export)."""
     spec = request.spec
     to_group = spec.scenario is Scenario.TO_GROUP
     # Committed offsets serve the all-topics scope, shift/current/nearest, --to-group, backups
@@ -118,14 +125,23 @@ def gather(
         snapshot = replace(snapshot, committed={g: fetched.get(g, {}) for g in allowed}, source=copied)
         check_source(spec, snapshot.ids, snapshot.source)
     whole = whole_topics(request)
+    # A topic named whole may have any number of partitions: where the protocol layer is in use
+    # anyway (or --export asks for a plan to keep), it reads them compactly; a plain dry run
+    # keeps to the AdminClient, which answers a small topic sooner.
+    lean = wanted or to_group or export
     if whole:
-        snapshot = replace(snapshot, partitions=access.topic_partitions(set(whole)))
+        read = access.partition_leaders if lean else access.topic_partitions
+        snapshot = replace(snapshot, partitions=read(set(whole)))
     scope = scopes(request, snapshot, allowed)
     every = {tp for s in scope.values() for tp in s}
     if wanted and not (request.all_topics or to_group):
         snapshot = replace(snapshot, committed=access.committed_positions(allowed))
+    # Thousands of partitions are read through the protocol layer into compact tables
+    # (access/partition_reads.py): librdkafka's metadata of them alone would take 2 KB each.
+    bulk = len(every) > BULK_READS_ABOVE
     if every:
-        known = access.topic_partitions({t for t, _ in every})
+        topics = {t for t, _ in every} - (set(snapshot.partitions) if bulk else set())
+        known = (access.partition_leaders if bulk else access.topic_partitions)(topics)
         snapshot = replace(snapshot, partitions={**snapshot.partitions, **known})
         check_partitions(every, snapshot.partitions)
     chosen_internal_topics(request, snapshot, allowed)  # a named topic no group owns: refused now
@@ -133,21 +149,28 @@ def gather(
     every = {tp for s in scope.values() for tp in s}
     # Only the offsets the scenario (or a richer output) needs: thousands of partitions
     # make every ListOffsets round count.
-    ends, starts = access.log_offsets(
-        every,
-        earliest=detail or spec.scenario in NEEDS_START,
-        latest=detail or spec.scenario is not Scenario.TO_EARLIEST,
-    )
-    snapshot = replace(
-        snapshot,
-        ends={tp: o for tp, o in ends.items() if o is not None},
-        starts={tp: o for tp, o in starts.items() if o is not None},
-    )
+    earliest = detail or spec.scenario in NEEDS_START
+    latest = detail or spec.scenario is not Scenario.TO_EARLIEST
+    if bulk:
+        ends_table, starts_table = access.log_offsets_of(
+            every, snapshot.partitions, earliest=earliest, latest=latest
+        )
+        snapshot = replace(snapshot, ends=ends_table, starts=starts_table)
+    else:
+        ends, starts = access.log_offsets(every, earliest=earliest, latest=latest)
+        snapshot = replace(
+            snapshot,
+            ends={tp: o for tp, o in ends.items() if o is not None},
+            starts={tp: o for tp, o in starts.items() if o is not None},
+        )
     # One ListOffsets-by-time per distinct timestamp (every group shares --to-datetime's),
     # over all the partitions of the groups that use it.
     instants = stamps(request, snapshot, allowed)
-    by_time = {}
+    by_time: dict[int, Mapping[TopicPartition, int | None]] = {}
     for stamp in set(instants.values()):
         partitions = {tp for g in allowed if instants[g] == stamp for tp in scope[g]}
-        by_time[stamp] = access.offsets_for_time(partitions, stamp)
+        if bulk:
+            by_time[stamp] = access.offsets_for_time_of(partitions, snapshot.partitions, stamp)
+        else:
+            by_time[stamp] = access.offsets_for_time(partitions, stamp)
     return replace(snapshot, by_time=by_time)

@@ -68,6 +68,7 @@ class ResetOffsetsRequest:
     group_patterns: tuple[str, ...] = ()  # --group-pattern
     exclude_groups: tuple[str, ...] = ()  # --exclude-group
     skip_active: bool = False  # --skip-active
+    allow_non_atomic: bool = False  # --allow-non-atomic: commit in steps where a transaction is refused
     # The subcommand form: --to-datetime takes what python-dateutil reads too (the flag form keeps
     # exactly the Apache formats).
     friendly_times: bool = False
@@ -182,7 +183,7 @@ class ResetOffsetsRequest:
             # Many groups or whole topics take a while to plan: a spinner on a terminal only.
             selection = self.selection_for(spec)
             with working("Planning the reset…", enabled=selection.many):
-                snapshot = gather(access, request, selection, wants_detail(self.output))
+                snapshot = gather(access, request, selection, wants_detail(self.output), self.export)
             plan = plan_reset(request, snapshot)
             warnings += snapshot.notices
             result = ResetResult(
@@ -201,5 +202,5 @@ class ResetOffsetsRequest:
             # Loaded here: a dry run, and an --execute with no group to reset, load no write guard.
             from kafka_groups.commands.reset_apply import apply_reset
 
-            result = apply_reset(access, result, self.connection, self.backup_dir)
+            result = apply_reset(access, result, self.connection, self.backup_dir, self.allow_non_atomic)
         return Outcome(result, self.output, warnings, failure=result.error, shown=early)

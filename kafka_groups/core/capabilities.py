@@ -14,6 +14,8 @@ wording of a refusal.
 | ``DESCRIBE_TOPIC_PARTITIONS``: partitions with ELR (KIP-966) | DescribeTopicPartitions (75) | 3.8 |
 | ``CONSUMER_GROUPS``: the consumer protocol's groups (KIP-848) | ConsumerGroupDescribe (69) | 4.0 |
 | ``STREAMS_GROUPS``: streams groups (KIP-1071) | StreamsGroupDescribe (89) | 4.2 |
+| ``TRANSACTIONS``: resets beyond a batch | InitProducerId, AddOffsetsToTxn, EndTxn, TxnOffsetCommit | 0.11 |
+| ``STABLE_OFFSET_FETCH``: its stable read-back (KIP-447) | OffsetFetch (9) v8 | 3.0 |
 """
 
 from __future__ import annotations
@@ -36,6 +38,13 @@ LIST_GROUPS_BY_TYPE = Capability("ListGroups", 16, 5, "3.8")
 DESCRIBE_TOPIC_PARTITIONS = Capability("DescribeTopicPartitions", 75, 0, "3.8")
 CONSUMER_GROUPS = Capability("ConsumerGroupDescribe", 69, 0, "4.0")
 STREAMS_GROUPS = Capability("StreamsGroupDescribe", 89, 0, "4.2")
+TRANSACTIONS = (
+    Capability("InitProducerId", 22, 0, "0.11"),
+    Capability("AddOffsetsToTxn", 25, 0, "0.11"),
+    Capability("EndTxn", 26, 0, "0.11"),
+    Capability("TxnOffsetCommit", 28, 0, "0.11"),
+)
+STABLE_OFFSET_FETCH = Capability("OffsetFetch", 9, 8, "3.0")
 
 # The group types a ListGroups type filter may name on a broker that cannot filter by type, and
 # which one it must name: every group there is a classic group, so a filter naming Classic (with
@@ -54,6 +63,16 @@ def streams_refusal() -> str:
         f"The broker does not support streams groups ({STREAMS_GROUPS.api}); "
         f"they need Kafka {STREAMS_GROUPS.release} or newer"
     )
+
+
+def transaction_refusal(lacking: Capability) -> str:
+    """Why a reset larger than one batch cannot be one transaction on these brokers."""
+    if lacking is STABLE_OFFSET_FETCH:
+        return (
+            f"the brokers cannot read back offsets a transaction commits ({lacking.api} v{lacking.version}); "
+            f"that needs Kafka {lacking.release} or newer"
+        )
+    return f"the brokers do not support transactions ({lacking.api})"
 
 
 def offset_delete_refusal() -> str:

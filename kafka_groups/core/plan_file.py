@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, BinaryIO
 
 from kafka_groups.core.describe import TopicPartition
@@ -13,16 +13,18 @@ from kafka_groups.core.reset_args import JAVA_INT_MAX, JAVA_LONG_MAX, JAVA_LONG_
 from kafka_groups.errors import UsageError
 
 if TYPE_CHECKING:
+    from kafka_groups.core.offset_table import OrderedOffsets
     from kafka_groups.core.reset import GroupPlan
 
 # A plan file is read line by line, never whole: a line longer than this is not a plan row
 # (a topic name has at most 249 characters), so /dev/zero or a binary file fails at once.
 MAX_PLAN_LINE_BYTES = 64 * 1024
-# The most rows one --from-file reset takes. Every row's offsets are held, looked up, backed up
-# and committed: 50,000 rows execute in about 90 MB (peak RSS), within the tools' 100 MB
-# budget. A longer plan is refused before the cluster is contacted; it can be split (by group
-# or by topic), or the limit raised with ENV_MAX_PLAN_ROWS where memory allows.
-MAX_PLAN_ROWS = 50_000
+# The most rows one --from-file reset takes: more partitions than a Kafka cluster holds (a
+# KRaft cluster is good for a few million), so that no real plan meets it, while a file that
+# is no plan (a log, /dev/urandom split into lines) stops before it takes the memory. Large
+# plans are held compactly (COMPACT_ROWS): 200,000 rows execute within 150 MB. A longer file
+# is refused before the cluster is contacted; ENV_MAX_PLAN_ROWS raises (or lowers) the limit.
+MAX_PLAN_ROWS = 10_000_000
 ENV_MAX_PLAN_ROWS = "KAFKA_TOOLS_MAX_PLAN_ROWS"
 # Errors that name items (unknown partitions) list at most this many, then a count.
 FEW = 5
@@ -66,7 +68,7 @@ def plan_lines(stream: BinaryIO, source: str) -> Iterator[str]:
 
 def parse_plan_csv(
     text: str, groups: Sequence[str], source: str, skipped: dict[str, int] | None = None
-) -> dict[str, dict[TopicPartition, int]]:
+) -> dict[str, Mapping[TopicPartition, int]]:
     """A reset plan given as text (see :func:`parse_plan`)."""
     return parse_plan((line + "\n" for line in text.split("\n")), groups, source, skipped=skipped)
 
@@ -86,7 +88,7 @@ def read_plan(
     groups: Sequence[str],
     environ: Mapping[str, str] | None = None,
     skipped: dict[str, int] | None = None,
-) -> dict[str, dict[TopicPartition, int]]:
+) -> dict[str, Mapping[TopicPartition, int]]:
     """A reset plan file, read as a stream (see :func:`plan_lines` and :func:`parse_plan`)."""
     import os
 
@@ -104,7 +106,7 @@ def parse_plan(
     source: str,
     max_rows: int | None = None,
     skipped: dict[str, int] | None = None,
-) -> dict[str, dict[TopicPartition, int]]:
+) -> dict[str, Mapping[TopicPartition, int]]:
     """A reset plan: ``topic,partition,offset`` (one ``--group``) or
     ``group,topic,partition,offset`` (either tool's export and our backups), one row a line
     (a row spans lines only inside a quoted cell: a group id holding a line break).
@@ -115,7 +117,7 @@ def parse_plan(
     Blank lines at the end are ignored. As in the Apache tool, the rows of groups that are not
     being reset are left out (a two-group export replayed for one group); ``skipped`` counts
     them per group. A plan with no row for the groups being reset is refused."""
-    plan: dict[str, dict[TopicPartition, int]] = {}
+    plan: dict[str, MutableMapping[TopicPartition, int]] = {}
     others: dict[str, int] = {} if skipped is None else skipped
     names: dict[str, str] = {}  # one string object per distinct group or topic name
     single: bool | None = None  # decided by the first row
@@ -130,12 +132,17 @@ def parse_plan(
             rows += 1
             if rows > limit:
                 raise UsageError(
-                    f"--from-file {source} has more than {limit:,} rows, the most one reset takes: "
-                    f"split the plan (by group or topic) or raise {ENV_MAX_PLAN_ROWS}"
+                    f"--from-file {source} has more than {limit:,} rows, the most one reset takes (the "
+                    f"default, {MAX_PLAN_ROWS:,}, is more partitions than a Kafka cluster holds): to apply "
+                    f"it, set {ENV_MAX_PLAN_ROWS} to its number of rows, or split it by group or topic"
                 )
             if single is None:
                 single = len(groups) == 1 and len(pending_cells) == 3
-            _add_row(plan, names, pending_cells, pending, single, groups, source, others)
+            _add_row(plan, names, pending_cells, pending, single, groups, source, others, rows > COMPACT_ROWS)
+            if rows == COMPACT_ROWS + 1:  # a large plan: every group's rows compact from here
+                for held in plan.values():
+                    assert isinstance(held, _Rows)
+                    held.compact()
         blanks.clear()
     if single is None:
         raise UsageError(f"--from-file {source} is empty")
@@ -145,7 +152,45 @@ def parse_plan(
             f"--from-file {source} has no row for the groups being reset: group '{first}' is not one of "
             f"the groups being reset, nor are the other {sum(others.values()):,} row(s)' groups"
         )
-    return plan
+    return {group: _held(rows) for group, rows in plan.items()}
+
+
+# A plan's rows are plain dicts up to this many in all, then compact tables in the file's order
+# (core/offset_table.py): a plan of 200,000 rows is then about 17 bytes a row.
+COMPACT_ROWS = 2000
+
+
+class _Rows(dict[TopicPartition, int]):
+    """A group's rows while the file is read: a dict, moved into a compact table once the
+    plan holds more than :data:`COMPACT_ROWS` rows in all."""
+
+    table: OrderedOffsets | None = None
+
+    def compact(self) -> None:
+        from kafka_groups.core.offset_table import OrderedOffsets
+
+        if self.table is None:
+            table = OrderedOffsets()
+            for key, value in self.items():
+                table.append(key, value)
+            self.clear()
+            self.table = table
+
+    def has(self, tp: TopicPartition) -> bool:
+        return tp in self.table if self.table is not None else tp in self
+
+    def add(self, tp: TopicPartition, offset: int) -> None:
+        if self.table is not None:
+            self.table.append(tp, offset)
+        else:
+            self[tp] = offset
+
+
+def _held(rows: MutableMapping[TopicPartition, int]) -> dict[TopicPartition, int] | OrderedOffsets:
+    if isinstance(rows, _Rows) and rows.table is not None:
+        rows.table.table.settle()
+        return rows.table
+    return dict(rows)
 
 
 def _records(lines: Iterable[str], source: str) -> Iterator[tuple[int, str, list[str] | None]]:
@@ -189,7 +234,7 @@ def _records(lines: Iterable[str], source: str) -> Iterator[tuple[int, str, list
 
 
 def _add_row(
-    plan: dict[str, dict[TopicPartition, int]],
+    plan: dict[str, MutableMapping[TopicPartition, int]],
     names: dict[str, str],
     cells: list[str],
     number: int,
@@ -197,6 +242,7 @@ def _add_row(
     groups: Sequence[str],
     source: str,
     others: dict[str, int],
+    compact: bool = False,
 ) -> None:
     where = f"--from-file {source} line {number}"
     # With one --group the first row decides the layout: its errors name both layouts.
@@ -229,11 +275,16 @@ def _add_row(
         return
     group = names.setdefault(group, group)
     topic = names.setdefault(topic, topic)
-    offsets = plan.setdefault(group, {})
+    offsets = plan.get(group)
+    if offsets is None:
+        offsets = plan[group] = _Rows()
+        if compact:
+            offsets.compact()
+    assert isinstance(offsets, _Rows)
     tp = (topic, p)
-    if tp in offsets:
+    if offsets.has(tp):
         raise UsageError(f"{where}: {topic}-{partition} of group '{group}' appears twice")
-    offsets[tp] = o
+    offsets.add(tp, o)
 
 
 def _is_int(text: str) -> bool:
@@ -285,20 +336,38 @@ def _csv_cell(value: str) -> str:
 def export_csv(plans: Sequence[GroupPlan], single_group: bool) -> str:
     """``--export``: the Apache CSV, ``topic,partition,offset`` for exactly one ``--group``,
     ``group,topic,partition,offset`` otherwise; no header; a blank line at the end."""
-    lines = []
     cell = functools.cache(_csv_cell)  # a name per group or topic, not per row; numbers need none
-    for plan in plans:
-        group = "" if single_group else cell(plan.group) + ","
-        for (topic, partition), offset in plan.offsets.items():
-            lines.append(f"{group}{cell(topic)},{partition},{offset}\n")
-    return "".join(lines) + "\n"
+    return (
+        _joined(
+            f"{'' if single_group else cell(plan.group) + ','}{cell(topic)},{partition},{offset}\n"
+            for plan in plans
+            for (topic, partition), offset in plan.offsets.items()
+        )
+        + "\n"
+    )
 
 
 def backup_csv(current: Mapping[str, Mapping[TopicPartition, int]]) -> str:
     """The committed offsets a reset is about to replace, as a plan file both tools execute."""
-    rows = []
+    from kafka_groups.core.offset_table import sorted_items
+
     cell = functools.cache(_csv_cell)  # a name per group or topic, not per row; numbers need none
-    for group in sorted(current):
-        for (topic, partition), offset in sorted(current[group].items()):
-            rows.append(f"{cell(group)},{cell(topic)},{partition},{offset}\n")
-    return "".join(rows)
+    return _joined(
+        f"{cell(group)},{cell(topic)},{partition},{offset}\n"
+        for group in sorted(current)
+        for (topic, partition), offset in sorted_items(current[group])
+    )
+
+
+def _joined(lines: Iterable[str], every: int = 10_000) -> str:
+    """The lines as one string, joined ``every`` lines at a time: 200,000 rows never exist as
+    200,000 strings at once."""
+    parts: list[str] = []
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == every:
+            parts.append("".join(batch))
+            batch.clear()
+    parts.append("".join(batch))
+    return "".join(parts)

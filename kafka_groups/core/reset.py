@@ -20,6 +20,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kafka_groups.core import plan_file
 from kafka_groups.core.describe import TopicPartition
@@ -49,6 +50,9 @@ from kafka_groups.core.reset_args import (  # noqa: F401 (the names callers impo
     parse_topic_arg,
 )
 from kafka_groups.errors import UsageError
+
+if TYPE_CHECKING:
+    from kafka_groups.core.offset_table import OffsetTable
 
 
 class Scenario(str, enum.Enum):
@@ -133,42 +137,43 @@ def clamp(
     requested: Mapping[TopicPartition, int], data: PartitionOffsets
 ) -> tuple[dict[TopicPartition, int], list[str]]:
     out: dict[TopicPartition, int] = {}
-    warnings: list[str] = []
-    for tp, offset in requested.items():
-        end, start = data.ends[tp], data.starts[tp]
-        name = f"{tp[0]}-{tp[1]}"
-        if offset > end:
-            warnings.append(
-                f"New offset ({offset}) is higher than latest offset for topic partition {name}. "
-                f"Value will be set to {end}"
-            )
-            out[tp] = end
-        elif offset < start:
-            warnings.append(
-                f"New offset ({offset}) is lower than earliest offset for topic partition {name}. "
-                f"Value will be set to {start}"
-            )
-            out[tp] = start
-        else:
-            out[tp] = offset
+    warnings = _clamp_into(out, requested.items(), data)
     return out, warnings
 
 
+# Plans of more partitions than this are held compactly (core/offset_table.py): what a plan of
+# 100,000 partitions holds then fits a few MB; smaller ones stay plain dicts.
+COMPACT_ABOVE = 2000
+
+
 def plan_group(
-    group: str, spec: ResetSpec, partitions: Sequence[TopicPartition], data: PartitionOffsets
+    group: str,
+    spec: ResetSpec,
+    partitions: Sequence[TopicPartition],
+    data: PartitionOffsets,
+    compact: bool | None = None,
 ) -> GroupPlan:
-    """The new offsets for one group (the partitions come from the scope, in scope order)."""
+    """The new offsets for one group (the partitions come from the scope, in scope order).
+    ``compact``: held in a compact table (None: when the group has more than COMPACT_ABOVE)."""
+    from kafka_groups.core.offset_table import OffsetTable
+
     s = spec.scenario
     scope = list(dict.fromkeys(partitions))
     fallbacks: list[TopicPartition] = []
     warnings: list[str] = []
     uncopied: list[TopicPartition] = []
+    offsets: dict[TopicPartition, int] | OffsetTable = {}
+    order: Iterable[TopicPartition] = scope  # the order the Apache tool puts them in its map
+    requested_rows = len((spec.plan or {}).get(group, {})) if s is Scenario.FROM_FILE else 0
+    if compact or (compact is None and max(len(scope), requested_rows) > COMPACT_ABOVE):
+        offsets = OffsetTable()
     if s is Scenario.FROM_FILE:
-        requested = dict((spec.plan or {}).get(group, {}))
-        offsets, warnings = clamp(requested, data)
+        requested = (spec.plan or {}).get(group, {})
+        warnings = _clamp_into(offsets, requested.items(), data)
+        order = requested
     elif s is Scenario.TO_OFFSET:
         assert spec.offset is not None
-        offsets, warnings = clamp(dict.fromkeys(scope, spec.offset), data)
+        warnings = _clamp_into(offsets, ((tp, spec.offset) for tp in scope), data)
     elif s is Scenario.SHIFT_BY:
         assert spec.shift is not None
         missing = [tp for tp in scope if tp not in data.committed]
@@ -177,25 +182,30 @@ def plan_group(
             raise UsageError(
                 f"Cannot shift offset for partition {t}-{p} since there is no current committed offset"
             )
-        offsets, warnings = clamp({tp: data.committed[tp] + spec.shift for tp in scope}, data)
+        shift = spec.shift
+        warnings = _clamp_into(offsets, ((tp, data.committed[tp] + shift) for tp in scope), data)
     elif s is Scenario.TO_GROUP:
         uncopied = sorted(tp for tp in scope if tp not in data.source)
-        offsets, warnings = clamp({tp: data.source[tp] for tp in scope if tp in data.source}, data)
+        source = data.source
+        warnings = _clamp_into(offsets, ((tp, source[tp]) for tp in scope if tp in source), data)
     elif s is Scenario.TO_EARLIEST:
-        offsets = {tp: data.starts[tp] for tp in scope}
+        starts = data.starts
+        for tp in scope:
+            offsets[tp] = starts[tp]
     elif s is Scenario.TO_LATEST:
-        offsets = {tp: data.ends[tp] for tp in scope}
+        ends = data.ends
+        for tp in scope:
+            offsets[tp] = ends[tp]
     elif s in BY_TIME:
-        offsets = {}
         for tp in scope:
             found = data.by_time.get(tp)
             if found is None:
                 fallbacks.append(tp)
             offsets[tp] = data.ends[tp] if found is None else found
     elif s is Scenario.TO_CURRENT:
-        offsets = {tp: data.committed[tp] if tp in data.committed else data.ends[tp] for tp in scope}
+        for tp in scope:
+            offsets[tp] = data.committed[tp] if tp in data.committed else data.ends[tp]
     elif s is Scenario.TO_NEAREST:
-        offsets = {}
         for tp in scope:
             current = data.committed.get(tp)
             if current is None:
@@ -206,11 +216,44 @@ def plan_group(
                 offsets[tp] = data.ends[tp]
     else:  # pragma: no cover - every scenario is handled above
         raise AssertionError(s)
-    ordered = hashmap_order(offsets, lambda tp: topic_partition_hash(*tp))
     fallback_order = hashmap_order(fallbacks, lambda tp: topic_partition_hash(*tp))
-    return GroupPlan(
-        group, {tp: offsets[tp] for tp in ordered}, tuple(warnings), tuple(fallback_order), tuple(uncopied)
-    )
+    if isinstance(offsets, dict):
+        ordered = hashmap_order(offsets, lambda tp: topic_partition_hash(*tp))
+        planned: Mapping[TopicPartition, int] = {tp: offsets[tp] for tp in ordered}
+    else:
+        from kafka_groups.core.javaorder import string_hash
+        from kafka_groups.core.offset_table import OrderedOffsets, apache_order
+
+        table = offsets.settle()
+        planned = OrderedOffsets(table, apache_order([tp for tp in order if tp in table], string_hash))
+    return GroupPlan(group, planned, tuple(warnings), tuple(fallback_order), tuple(uncopied))
+
+
+def _clamp_into(
+    out: dict[TopicPartition, int] | OffsetTable,
+    requested: Iterable[tuple[TopicPartition, int]],
+    data: PartitionOffsets,
+) -> list[str]:
+    """:func:`clamp`, into ``out``; returns the warnings."""
+    warnings: list[str] = []
+    ends, starts = data.ends, data.starts
+    for tp, offset in requested:
+        end, start = ends[tp], starts[tp]
+        if offset > end:
+            warnings.append(
+                f"New offset ({offset}) is higher than latest offset for topic partition {tp[0]}-{tp[1]}. "
+                f"Value will be set to {end}"
+            )
+            out[tp] = end
+        elif offset < start:
+            warnings.append(
+                f"New offset ({offset}) is lower than earliest offset for topic partition {tp[0]}-{tp[1]}. "
+                f"Value will be set to {start}"
+            )
+            out[tp] = start
+        else:
+            out[tp] = offset
+    return warnings
 
 
 def order_groups(plans: Iterable[GroupPlan]) -> list[GroupPlan]:
@@ -225,7 +268,7 @@ def parse_plan(
     source: str,
     max_rows: int | None = None,
     skipped: dict[str, int] | None = None,
-) -> dict[str, dict[TopicPartition, int]]:
+) -> dict[str, Mapping[TopicPartition, int]]:
     """:func:`kafka_groups.core.plan_file.parse_plan`, limited by this module's
     :data:`MAX_PLAN_ROWS` unless ``max_rows`` is given."""
     limit = MAX_PLAN_ROWS if max_rows is None else max_rows

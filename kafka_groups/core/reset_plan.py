@@ -17,6 +17,7 @@ from kafka_groups.core.plan_file import few
 from kafka_groups.core.reset import (
     ALLOWED_STATES,
     BY_TIME,
+    COMPACT_ABOVE,
     GroupPlan,
     PartitionOffsets,
     ResetSpec,
@@ -92,9 +93,10 @@ class Plan:
     absent: tuple[str, ...] = ()
 
     @property
-    def targets(self) -> dict[str, dict[TopicPartition, int]]:
-        """The offsets to commit, per group with any."""
-        return {p.group: dict(p.offsets) for p in self.groups if p.offsets}
+    def targets(self) -> dict[str, Offsets]:
+        """The offsets to commit, per group with any (the plan's own, not copies: a plan of
+        100,000 partitions is held once)."""
+        return {p.group: p.offsets for p in self.groups if p.offsets}
 
 
 # -- the steps, each pure; the gathering calls them to know what to read next -------------
@@ -261,6 +263,7 @@ def plan_reset(request: ResetRequest, snapshot: Snapshot) -> Plan:
     ]
     outside, more = leave_outside(request, snapshot, allowed, scope)
     instants = stamps(request, snapshot, allowed)
+    compact = len(every) > COMPACT_ABOVE  # a large plan, however many groups share it
     plans = []
     for group in allowed:
         spec = request.spec
@@ -270,11 +273,11 @@ def plan_reset(request: ResetRequest, snapshot: Snapshot) -> Plan:
             by_time = snapshot.by_time.get(instants[group], {})
         committed = snapshot.committed.get(group, {})
         data = PartitionOffsets(committed, snapshot.starts, snapshot.ends, by_time, snapshot.source)
-        plans.append(plan_group(group, spec, scope[group], data))
+        plans.append(plan_group(group, spec, scope[group], data, compact))
     return Plan(
         groups=tuple(order_groups(plans)),
         refused=refused,
-        current={g: dict(snapshot.committed.get(g, {})) for g in allowed},
+        current={g: snapshot.committed.get(g, {}) for g in allowed},
         starts=snapshot.starts,
         ends=snapshot.ends,
         outside=tuple(outside),

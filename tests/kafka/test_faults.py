@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from infra import kafka as local_kafka
-from kafka_groups.commands.guard import FAULT_DIR_ENV, FAULT_POINTS
+from kafka_groups.commands.guard import FAULT_DIR_ENV, FAULT_POINTS, PART_FAULT_POINTS
 from tests.conftest import OUR_TOOLS, ROOT
 from tests.kafka_helpers import (
     Record,
@@ -42,6 +42,7 @@ from tests.kafka_helpers import (
     restore_nodes,
     unique,
 )
+from tests.large_commits import commit_in_slices, offsets_limit
 
 pytestmark = [pytest.mark.kafka, pytest.mark.faults]
 
@@ -274,6 +275,88 @@ def test_reset(cluster, tmp_path, point, fault):
     assert "NEW-OFFSET" in run.stdout
     assert_truthful(run, old, new, committed(bs, group))
     _restores(tmp_path, run, cluster, group, old)
+
+
+# A reset larger than one batch of __consumer_offsets (lowered to 20,000 bytes for the test) goes
+# out in one transaction of several parts: the broker paused or killed between two parts, or
+# right before the transaction's commit.
+LARGE = 400  # partitions: three parts of a transaction at 20,000 bytes
+
+
+@pytest.mark.parametrize(("point", "fault"), [(p, f) for p in PART_FAULT_POINTS for f in ("stop", "kill")])
+def test_reset_in_a_transaction(cluster, tmp_path, point, fault):
+    bs = cluster.bootstrap
+    with offsets_limit(bs, probe=LARGE) as topic:
+        produce_n(bs, topic, dict.fromkeys(range(LARGE), 2))
+        group = unique("ftx")
+        old = {(topic, p): 2 for p in range(LARGE)}
+        commit_in_slices(bs, group, old)
+        run = faulted(
+            cluster,
+            tmp_path,
+            point,
+            fault,
+            "kafka-consumer-groups",
+            "--bootstrap-server",
+            bs,
+            "--group",
+            group,
+            "--reset-offsets",
+            "--to-earliest",
+            "--topic",
+            topic,
+            "--execute",
+            "--timeout",
+            TIMEOUT_MS,
+            "--backup-dir",
+            str(tmp_path / "b"),
+        )
+        assert run.hit, run.stderr
+        # Before the commit is sent the transaction can only end aborted: never unknown.
+        which = assert_truthful(
+            run, old, dict.fromkeys(old, 0), committed(bs, group), point != "between-chunks"
+        )
+        assert which == "old" or point == "before-txn-commit"
+        _restores(tmp_path, run, cluster, group, old)
+
+
+def test_delete_offsets_in_parts_paused_between_two(cluster, tmp_path):
+    """Offsets beyond one batch of tombstones are deleted in parts, which are not atomic together:
+    the broker paused between two parts leaves the first deleted, reported so, the rest unknown
+    (exit 4, with the check and the undo), and the whole backup, whose undo restores them all."""
+    bs = cluster.bootstrap
+    deleted = 1000  # tombstones: more than one batch at 20,000 bytes
+    with offsets_limit(bs, probe=LARGE):
+        topic = create_topic(bs, unique("fdp"), partitions=deleted)
+        produce_n(bs, topic, dict.fromkeys(range(deleted), 2))
+        group = unique("fdp")
+        old = {(topic, p): 2 for p in range(deleted)}
+        commit_in_slices(bs, group, old)
+        run = faulted(
+            cluster,
+            tmp_path,
+            "between-chunks",
+            "stop",
+            "kafka-consumer-groups",
+            "--bootstrap-server",
+            bs,
+            "--group",
+            group,
+            "--delete-offsets",
+            "--topic",
+            topic,
+            "--timeout",
+            TIMEOUT_MS,
+            "--backup-dir",
+            str(tmp_path / "b"),
+        )
+        assert run.hit, run.stderr
+        assert run.returncode == 4, run.stderr
+        assert "outcome unknown" in run.stderr.strip().splitlines()[-1]
+        now = committed(bs, group)
+        assert 0 < len(now) < deleted and all(old[tp] == o for tp, o in now.items())  # the first part went
+        assert 0 < run.stdout.count("Successful") <= deleted - len(now)
+        _restores(tmp_path, run, cluster, group, old)
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -413,6 +414,92 @@ def test_missing_acls_are_named(cluster, ours, apache):
         assert "needs CREATE on topic" in _one_error_line(result)
     finally:
         revoke(cluster, "User:bob")
+
+
+def test_a_reset_beyond_one_batch_names_the_permissions_of_its_transaction(cluster, ours, tmp_path):
+    """A reset larger than one batch of __consumer_offsets (lowered to 20,000 bytes here) commits
+    in a transaction, which takes WRITE on the TransactionalId ``kafka-group-tools-reset-<group>``
+    (a PREFIXED ACL on ``kafka-group-tools-reset-`` covers every group) besides what every reset
+    takes; reading the limit takes DESCRIBE_CONFIGS on the offsets topic. Without those, each step
+    names what is missing, and --allow-non-atomic commits in steps with a journal instead."""
+    from tests.large_commits import commit_in_slices, offsets_limit
+
+    count = 400  # three parts of a transaction at 20,000 bytes
+    bs = cluster.bootstrap
+    with offsets_limit(bs, probe=count) as topic:
+        produce_n(bs, topic, dict.fromkeys(range(count), 2))
+        group = unique("acl-big")
+        old = {(topic, p): 2 for p in range(count)}
+        commit_in_slices(bs, group, old)
+        connection = ("--bootstrap-server", cluster.bootstrap_for("SASL_SSL"),
+                      "--command-config", str(cluster.client_config("SASL_SSL", "bob")))  # fmt: skip
+        reset = ("--group", group, "--reset-offsets", "--topic", topic, "--to-earliest", "--execute",
+                 "--timeout", TOOL_TIMEOUT_MS)  # fmt: skip
+        backups = tmp_path / "backups"
+        try:
+            grant(cluster, "User:bob", (ResourceType.GROUP, group, AclOperation.DESCRIBE),
+                  (ResourceType.GROUP, group, AclOperation.READ),
+                  (ResourceType.TOPIC, topic, AclOperation.DESCRIBE),
+                  (ResourceType.TOPIC, topic, AclOperation.READ))  # fmt: skip
+            # The limit cannot be read: the default is assumed, one commit is tried and refused whole.
+            result = ours("kafka-consumer-groups", *connection, *reset, "--backup-dir", str(backups / "1"))
+            assert result.returncode == 1
+            last = result.stderr.splitlines()[-1]
+            assert "not applied, nothing changed" in last and "UNKNOWN" in last.upper()
+            assert "DESCRIBE_CONFIGS on topic '__consumer_offsets'" in last
+            assert committed(bs, group) == old
+
+            # The limit read: refused before anything is written, backup included.
+            grant(
+                cluster, "User:bob", (ResourceType.TOPIC, "__consumer_offsets", AclOperation.DESCRIBE_CONFIGS)
+            )
+            # (After the line naming the cluster: starting the transaction's producer ends one that
+            # an earlier run of the group left open, a change said and confirmed as every write.)
+            result = ours("kafka-consumer-groups", *connection, *reset, "--backup-dir", str(backups / "2"))
+            assert result.returncode == 1
+            target, line = result.stderr.splitlines()
+            assert target.startswith("Writing to the cluster at ")
+            assert line.startswith(
+                f"Error: nothing was reset: group '{group}' commits 400 partitions, more than"
+            )
+            assert f"needs WRITE on TransactionalId 'kafka-group-tools-reset-{group}'" in line
+            assert "--allow-non-atomic" in line
+            assert not (backups / "2").exists()
+
+            # --allow-non-atomic: steps, each journaled; the undo takes the flag too.
+            result = ours("kafka-consumer-groups", *connection, *reset, "--allow-non-atomic",
+                          "--backup-dir", str(backups / "3"))  # fmt: skip
+            assert result.returncode == 0, result.stderr
+            assert (
+                "steps, not atomically (--allow-non-atomic; the cluster refused the transaction"
+                in result.stderr
+            )
+            [journal] = (backups / "3").glob("*.journal.csv")
+            assert sorted(journal.read_text().splitlines()) == sorted(
+                f"{group},{topic},{p},0" for p in range(count)
+            )
+            assert committed(bs, group) == dict.fromkeys(old, 0)
+            undo = re.search(r"^Undo: (.*)$", result.stderr, re.M)
+            assert undo and "--execute --allow-non-atomic --backup-dir " in undo[1], result.stderr
+            assert undo[1].count("--allow-non-atomic") == 1
+            restored = ours(*shlex.split(undo[1]), "--timeout", TOOL_TIMEOUT_MS)
+            assert restored.returncode == 0, restored.stderr
+            assert committed(bs, group) == old
+
+            # WRITE on the transactional ids of the tools (PREFIXED): one transaction.
+            admin = AdminClient({"bootstrap.servers": bs})
+            prefixed = AclBinding(ResourceType.TRANSACTIONAL_ID, "kafka-group-tools-reset-",
+                                  ResourcePatternType.PREFIXED, "User:bob", "*", AclOperation.WRITE,
+                                  AclPermissionType.ALLOW)  # fmt: skip
+            for future in admin.create_acls([prefixed]).values():
+                future.result()
+            wait_until(lambda: prefixed in _acls_of(admin, "User:bob"), "the ACL applies")
+            result = ours("kafka-consumer-groups", *connection, *reset, "--backup-dir", str(backups / "4"))
+            assert result.returncode == 0, result.stderr
+            assert "was committed in one transaction of" in result.stderr
+            assert committed(bs, group) == dict.fromkeys(old, 0)
+        finally:
+            revoke(cluster, "User:bob")
 
 
 def test_the_pipeline_lands_over_scram_and_tls(cluster, ours, tmp_path):

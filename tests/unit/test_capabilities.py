@@ -142,3 +142,22 @@ def test_server_properties_of_each_mode(tmp_path: Path):
     assert not any(k.startswith("group.consumer") for k in kraft_36)  # KIP-848's settings come in 3.7
     kraft_39 = nodes._server_properties("3.9.2", node, [node], tmp_path)
     assert kraft_39["group.consumer.min.session.timeout.ms"] == 6000
+
+
+# A reset beyond one batch is one transaction where its stable read-back can be asked: OffsetFetch
+# v8 (Kafka 3.0; require_stable came in v7, the groups array in v8, which the read-back sends).
+@pytest.mark.parametrize(("version", "able"), [(-1, False), (5, False), (7, False), (8, True), (10, True)])
+def test_a_transactional_reset_needs_the_stable_read_back(version, able):
+    versions = {c.key: 3 for c in caps.TRANSACTIONS} | {caps.STABLE_OFFSET_FETCH.key: version}
+    assert all(caps.has(versions, c) for c in caps.TRANSACTIONS)
+    assert caps.has(versions, caps.STABLE_OFFSET_FETCH) is able
+    assert not caps.has({caps.STABLE_OFFSET_FETCH.key: 8}, caps.TRANSACTIONS[0])
+
+
+def test_the_transaction_refusal_names_what_is_missing():
+    assert (
+        caps.transaction_refusal(caps.TRANSACTIONS[3])
+        == "the brokers do not support transactions (TxnOffsetCommit)"
+    )
+    stable = caps.transaction_refusal(caps.STABLE_OFFSET_FETCH)
+    assert "OffsetFetch v8" in stable and "Kafka 3.0 or newer" in stable

@@ -17,7 +17,7 @@ TRANSLATE = {
     "kafka-streams-groups": (streams_groups_flags.translate, streams_groups_flags.OPTIONS),
     "kafka-topics": (topics_flags.translate, topics_flags.OPTIONS),
 }
-OURS = {"output", "o", "debug", "backup-dir", "to-start-time", "to-nearest", "dry-run"}
+OURS = {"output", "o", "debug", "backup-dir", "to-start-time", "to-nearest", "dry-run", "allow-non-atomic"}
 
 
 @pytest.mark.parametrize("prog", sorted(TRANSLATE))

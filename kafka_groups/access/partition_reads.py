@@ -1,0 +1,251 @@
+"""Leaders and log offsets of many partitions, through the protocol layer, held compactly.
+
+librdkafka keeps every partition of a topic it is asked about in its metadata cache: measured
+with confluent-kafka 2.16.1, reading the metadata of a topic of 10,000 partitions grows the
+process by 21 MB, and ListOffsets of them (start and end) by 14 MB more, in the library's own
+memory: a reset of 100,000 partitions would need over 350 MB for its reads alone. Here the
+partitions' leaders come from DescribeTopicPartitions in pages of 2,000, and the offsets from
+ListOffsets sent straight to each leader in requests of at most :data:`LIST_OFFSETS_PARTITIONS`
+partitions, all in flight together; the answers go into the compact tables of
+:mod:`kafka_groups.core.offset_table` as they arrive, so what stays is 4 bytes a partition for
+a leader and 9 for an offset.
+
+Conditions that pass (a leader moved or not elected yet, a broker that does not answer) are
+asked again, after the leaders are read again, until ``--timeout``; then the error names the
+partitions and their leaders, as the reads of offsets.py do.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from kafka_groups.access.decode import DESCRIBE_PAGE, _protocol_error
+from kafka_groups.access.naming import _common_reason, _offsets_missing
+from kafka_groups.access.retry import RETRIABLE_KAFKA_CODES, Deadline, Unavailable
+from kafka_groups.access.topics import TopicsAccess
+from kafka_groups.core.kafka_errors import denied
+from kafka_groups.errors import ClusterError
+
+if TYPE_CHECKING:
+    from kafka_groups.core.describe import TopicPartition
+    from kafka_groups.core.offset_table import LeaderTable, OffsetTable
+
+LIST_OFFSETS_PARTITIONS = 5000  # per ListOffsets request: its decoded answer stays small
+LATEST, EARLIEST = -1, -2  # ListOffsets' timestamps for the log end and start
+UNKNOWN_TOPIC_OR_PARTITION = 3
+TOPIC_AUTHORIZATION_FAILED = 29
+# Per partition: the leader moved, is being elected, or the metadata was stale: ask again.
+RETRIED = frozenset(RETRIABLE_KAFKA_CODES) | {UNKNOWN_TOPIC_OR_PARTITION}
+
+
+class PartitionReads(TopicsAccess):
+    """What a reset of thousands of partitions reads of them, without librdkafka's metadata."""
+
+    def partition_leaders(self, topics: Iterable[str]) -> dict[str, LeaderTable]:
+        """Partition -> leader id (-1: none) of each named topic that exists, every partition
+        (DescribeTopicPartitions, Kafka 3.7 and later; before, librdkafka's metadata). A topic
+        the principal may not describe is an error naming that ACL."""
+        names = sorted(set(topics))
+        if not names:
+            return {}
+        _ = self._protocol  # logged in: the brokers' API versions are known
+        from kafka_groups.core.capabilities import DESCRIBE_TOPIC_PARTITIONS
+
+        if not self.supports(DESCRIBE_TOPIC_PARTITIONS):
+            from kafka_groups.core.offset_table import LeaderTable
+
+            return {
+                t: LeaderTable(leaders[p] for p in range(len(leaders)))
+                for t, leaders in self.topic_partitions(set(names)).items()
+            }
+        found: dict[str, LeaderTable] = self._via_protocol(
+            "reading the partitions of the topics", self._run, self._leaders, names
+        )
+        return found
+
+    async def _leaders(self, names: list[str]) -> dict[str, LeaderTable]:
+        from kafka_groups.access.messages import DescribeTopicPartitionsRequest
+        from kafka_groups.core.offset_table import LeaderTable
+
+        manager = self._protocol.manager
+        tables: dict[str, LeaderTable] = {}
+
+        def page(name: str, cursor: Any = None) -> Any:
+            request = DescribeTopicPartitionsRequest(
+                topics=[DescribeTopicPartitionsRequest.TopicRequest(name=name)],
+                response_partition_limit=DESCRIBE_PAGE,
+                cursor=cursor,
+            )
+            return manager.send(request)
+
+        # One topic's pages follow its cursor, one after another; the topics go together.
+        pending = [(name, page(name)) for name in names]
+        while pending:
+            name, future = pending.pop(0)
+            response = await self._answer(future, f"the partitions of topic '{name}'")
+            for topic in response.topics:
+                if topic.error_code == UNKNOWN_TOPIC_OR_PARTITION:
+                    continue  # no such topic: left out, as the metadata leaves it out
+                if topic.error_code:
+                    hint = denied(topic.error_code, {"topic": f"DESCRIBE on topic '{topic.name}'"})
+                    if hint:
+                        raise ClusterError(f"reading the partitions of topic '{topic.name}' failed: {hint}")
+                    if topic.error_code in RETRIED:
+                        missing = f"the partitions of topic '{topic.name}'"
+                        raise Unavailable(missing, _protocol_error(topic.error_code).name)
+                    raise ClusterError(
+                        f"reading the partitions of topic '{topic.name}' failed: "
+                        f"{_protocol_error(topic.error_code).message}"
+                    )
+                table = tables.setdefault(topic.name, LeaderTable())
+                for p in topic.partitions:
+                    table.set(p.partition_index, p.leader_id if p.leader_id >= 0 else -1)
+            cursor = response.next_cursor
+            if cursor is not None:
+                position = DescribeTopicPartitionsRequest.Cursor(
+                    topic_name=cursor.topic_name, partition_index=cursor.partition_index
+                )
+                pending.append((name, page(name, position)))
+        return tables
+
+    def log_offsets_of(
+        self,
+        partitions: Iterable[TopicPartition],
+        leaders: Mapping[str, Mapping[int, int]],
+        earliest: bool = False,
+        latest: bool = True,
+    ) -> tuple[OffsetTable, OffsetTable]:
+        """Log end (``latest``) and start (``earliest``) offsets of ``partitions``, each of
+        which exists (``leaders`` has it). Partitions asked again until ``--timeout`` are named
+        with their leaders when it runs out."""
+        from kafka_groups.core.offset_table import OffsetTable
+
+        ends, starts = OffsetTable(), OffsetTable()
+        asked = list(partitions)
+        kinds = [("end", LATEST, ends)] if latest else []
+        kinds += [("start", EARLIEST, starts)] if earliest else []
+        for kind, spec, target in kinds:
+            self._list_offsets_into(asked, leaders, kind, spec, target)
+        return ends.settle(), starts.settle()
+
+    def offsets_for_time_of(
+        self,
+        partitions: Iterable[TopicPartition],
+        leaders: Mapping[str, Mapping[int, int]],
+        timestamp_ms: int,
+    ) -> OffsetTable:
+        """The first offset at or after ``timestamp_ms`` per partition; a partition with no
+        record there is left out (as None in offsets.py's answer)."""
+        from kafka_groups.core.offset_table import OffsetTable
+
+        found = OffsetTable()
+        # Before 1970 means "from the first record": negative values are ListOffsets sentinels.
+        asked = list(partitions)
+        self._list_offsets_into(asked, leaders, "by-time", max(timestamp_ms, 0), found, empty_ok=True)
+        return found.settle()
+
+    def _list_offsets_into(
+        self,
+        partitions: list[TopicPartition],
+        leaders: Mapping[str, Mapping[int, int]],
+        kind: str,
+        spec: int,
+        target: OffsetTable,
+        empty_ok: bool = False,
+    ) -> None:
+        """ListOffsets of ``spec`` for ``partitions`` into ``target``, retried as the module
+        says. ``empty_ok``: an answer of -1 (no record) leaves the partition out."""
+        answered: set[TopicPartition] = set()  # by-time: answered with no record
+        state = {"leaders": leaders, "refreshed": False}
+
+        def attempt(_deadline: Deadline) -> None:
+            todo = [tp for tp in partitions if tp not in target and tp not in answered]
+            if not todo:
+                return
+            current = state["leaders"]
+            if state["refreshed"]:  # an attempt after a failure: the leaders read again
+                current = state["leaders"] = self.partition_leaders({t for t, _ in todo})
+            failures: dict[tuple[str, TopicPartition], str] = {}
+            self._run(
+                self._send_offset_requests, todo, current, kind, spec, target, answered, failures, empty_ok
+            )
+            if failures:
+                state["refreshed"] = True
+                raise Unavailable(_offsets_missing(failures), _common_reason(failures))
+
+        what = "the offsets by timestamp" if kind == "by-time" else "the log offsets"
+        self._retrying(what, attempt)
+
+    async def _send_offset_requests(
+        self,
+        todo: list[TopicPartition],
+        leaders: Any,
+        kind: str,
+        spec: int,
+        target: OffsetTable,
+        answered: set[TopicPartition],
+        failures: dict[tuple[str, TopicPartition], str],
+        empty_ok: bool,
+    ) -> None:
+        from kafka.protocol.consumer.offsets import ListOffsetsRequest
+
+        topic_type = ListOffsetsRequest.ListOffsetsTopic
+        partition_type = topic_type.ListOffsetsPartition
+        by_leader: dict[int, list[TopicPartition]] = defaultdict(list)
+        for tp in todo:
+            table = leaders.get(tp[0])
+            leader = table.get(tp[1], -1) if table is not None else -1
+            if leader < 0:
+                failures[(kind, tp)] = "no leader"
+            else:
+                by_leader[leader].append(tp)
+        manager = self._protocol.manager
+        pending = []
+        for leader, tps in by_leader.items():
+            for start in range(0, len(tps), LIST_OFFSETS_PARTITIONS):
+                part = tps[start : start + LIST_OFFSETS_PARTITIONS]
+                by_topic: dict[str, list[Any]] = defaultdict(list)
+                for topic, partition in part:
+                    by_topic[topic].append(partition_type(partition_index=partition, timestamp=spec))
+                request = ListOffsetsRequest(
+                    replica_id=-1,
+                    isolation_level=0,
+                    topics=[topic_type(name=t, partitions=ps) for t, ps in by_topic.items()],
+                    min_version=1,
+                )
+                pending.append((leader, part, manager.send(request, node_id=leader)))
+        for leader, part, future in pending:
+            try:
+                response = await future
+            except Exception as exc:  # the leader did not answer: asked again after fresh leaders
+                reason = f"leader broker {leader}: {type(exc).__name__}: {exc}".rstrip(": ")
+                for tp in part:
+                    failures[(kind, tp)] = reason
+                continue
+            for topic in response.topics:
+                name = topic.name
+                for p in topic.partitions:
+                    tp = (name, p.partition_index)
+                    code = p.error_code
+                    if code == 0:
+                        if p.offset >= 0:
+                            target.put(tp, p.offset)
+                        elif empty_ok and p.offset == -1:
+                            answered.add(tp)
+                        else:
+                            failures[(kind, tp)] = (
+                                f"leader broker {leader} answered {p.offset}, not an offset"
+                            )
+                    elif code in RETRIED:
+                        failures[(kind, tp)] = f"leader broker {leader}: {_protocol_error(code).name}"
+                    else:
+                        needs = {"topic": f"DESCRIBE on topic '{name}'"}
+                        reason = denied(code, needs) or _protocol_error(code).message
+                        raise ClusterError(
+                            f"reading the log offsets of {name}-{p.partition_index} failed: {reason}"
+                        )
+            for tp in part:
+                if tp not in target and tp not in answered and (kind, tp) not in failures:
+                    failures[(kind, tp)] = f"leader broker {leader}: no answer for this partition"
