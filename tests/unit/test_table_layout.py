@@ -27,7 +27,13 @@ cells = st.one_of(
 def tables(draw) -> TableSpec:
     columns = draw(
         st.lists(
-            st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ -", min_size=1, max_size=18), min_size=1, max_size=10
+            # Headers as the tables have them: words, one space apart, none at either end (a
+            # value-less line of the block layout ends at its header's last letter).
+            st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ -", min_size=1, max_size=18)
+            .map(lambda header: " ".join(header.split()))
+            .filter(bool),
+            min_size=1,
+            max_size=10,
         )
     )
     rows = draw(
