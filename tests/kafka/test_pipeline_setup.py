@@ -117,7 +117,12 @@ def test_a_jvm_that_does_not_start_is_reported_with_its_reason(broker, tmp_path)
         env=_env(home),
     )
     assert result.returncode == 1, result.stderr
-    first = result.stderr.splitlines()[0]
+    # The cluster line (said before Spark starts, ahead of the first write) and then the error.
+    said = result.stderr.splitlines()
+    assert re.fullmatch(
+        rf"Writing to the cluster at {re.escape(broker.bootstrap)} \(cluster id \S+\)", said[0]
+    )
+    first = said[1]
     assert first == (
         "Error: Spark's JVM exited before it started: "
         "[download failed: org.slf4j#slf4j-api;2.0.16!slf4j-api.jar]"
