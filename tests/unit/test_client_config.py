@@ -236,11 +236,11 @@ def test_secrets_are_redacted_and_scrubbed():
 # -- stores ------------------------------------------------------------------------------------------
 
 
-def _identity(tmp_path, password: bytes | None):
+def _self_signed():
+    """A fresh EC key and a one-day self-signed certificate for it."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, NoEncryption, pkcs12
     from cryptography.x509.oid import NameOID
 
     key = ec.generate_private_key(ec.SECP256R1())
@@ -256,6 +256,13 @@ def _identity(tmp_path, password: bytes | None):
         .not_valid_after(now + datetime.timedelta(days=1))
         .sign(key, hashes.SHA256())
     )
+    return key, cert
+
+
+def _identity(tmp_path, password: bytes | None):
+    from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, NoEncryption, pkcs12
+
+    key, cert = _self_signed()
     encryption = BestAvailableEncryption(password) if password else NoEncryption()
     path = tmp_path / "id.p12"
     path.write_bytes(pkcs12.serialize_key_and_certificates(b"id", key, cert, None, encryption))
@@ -274,25 +281,9 @@ def test_pkcs12_keystore_and_truststore_become_pem(tmp_path):
 
 def _encrypted_keystore(tmp_path, password: bytes, legacy: bool = False):
     """A PEM keystore whose key is encrypted: PKCS#8, or the older OpenSSL form (Proc-Type)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, Encoding, PrivateFormat
-    from cryptography.x509.oid import NameOID
 
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "unit")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(1)
-        .not_valid_before(now)
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .sign(key, hashes.SHA256())
-    )
+    key, cert = _self_signed()
     form = PrivateFormat.TraditionalOpenSSL if legacy else PrivateFormat.PKCS8
     store = tmp_path / ("legacy.pem" if legacy else "ks.pem")
     store.write_bytes(
