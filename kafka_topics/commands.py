@@ -61,31 +61,21 @@ def _record_creation(access: KafkaAccess, created: dict[str, tuple[int, int]]) -
         return ()
     try:
         layout: dict[str, tuple[int, str]] = {}
-        live: frozenset[int] = frozenset()
         for _ in range(20):  # a new topic reaches every broker's metadata within moments
-            layout, live = access.topic_layout()
+            layout, _live = access.topic_layout()
             if all(t in layout and layout[t][0] >= total for t, (_, total) in created.items()):
                 break
             time.sleep(0.1)
         known = {
             t: (layout[t][1], range(first, layout[t][0])) for t, (first, _) in created.items() if t in layout
         }
-        CreationRegistry(access.settings, _registry_replication_factor(access, live)).record_partitions(known)
+        CreationRegistry(access.settings).record_partitions(known)
     except CliError as exc:
         return (
             f"Warning: the creation time of the new partitions was not recorded ({exc}); consumers "
             "using the latest policy with a max age will treat them as of unknown age.",
         )
     return ()
-
-
-def _registry_replication_factor(access: KafkaAccess, live: frozenset[int]) -> int:
-    """The replication factor of the creation-time topic: the broker's default (-1, KIP-464)
-    where its ApiVersions answer has CreateTopics v4, else (brokers before 2.4, which refuse -1)
-    three, or every broker of a smaller cluster."""
-    from kafka_groups.core.capabilities import DEFAULT_REPLICATION_FACTOR
-
-    return -1 if access.supports(DEFAULT_REPLICATION_FACTOR) else max(1, min(3, len(live)))
 
 
 def _matching(names: Iterable[str], topic: str | None, exclude_internal: bool, if_exists: bool) -> list[str]:

@@ -441,6 +441,41 @@ class CompatCases:
         record = topics["_kgt_partition_creation_times"]
         assert len(record.partitions[0].replicas) == 1  # one broker: -1 (its default) or min(3, 1)
 
+    def test_policy_consumer_records_its_group_where_the_broker_allows(self, world):
+        """The policy library's registry topics (group start times, policies) are made with a
+        replication factor the broker accepts: before 2.4 its default (-1, KIP-464) is refused."""
+        import time
+
+        from kafka_groups.policy import CreationRegistry, Policy, PolicyConsumer
+        from kafka_groups.settings import ConnectionSettings
+
+        topic = create_topic(world.bs, unique("compat-policy"), partitions=1)
+        produce_n(world.bs, topic, {0: 2})  # before the group starts: to_start_time skips them
+        group = unique("compat-policy")
+        config = {"bootstrap.servers": world.bs, "group.id": group, "group.protocol": "classic"}
+        consumer = PolicyConsumer(config, Policy.parse("to_start_time"))
+        offsets: list[int] = []
+        assigned: list[object] = []
+        try:
+            consumer.subscribe([topic], on_assign=lambda _, partitions: assigned.extend(partitions))
+            deadline = time.monotonic() + 60
+            while not assigned and time.monotonic() < deadline:
+                consumer.poll(0.2)
+            produce_n(world.bs, topic, {0: 1})
+            while not offsets and time.monotonic() < deadline:
+                message = consumer.poll(0.2)
+                if message is not None and message.error() is None:
+                    offsets.append(message.offset())
+        finally:
+            consumer.close()
+        assert offsets == [2]  # the one record written after the group started
+        registry = CreationRegistry(ConnectionSettings(world.bs, 30_000))
+        assert registry.group_start_time(group) is not None
+        assert registry.recorded_policies([group]) == {group: ("to_start_time", True)}
+        topics = admin(world.bs).list_topics(timeout=30).topics
+        for name in ("_kgt_group_start_times", "_kgt_group_policies"):
+            assert len(topics[name].partitions[0].replicas) == 1  # one broker
+
     # -- kafka-streams-groups ----------------------------------------------------------------------
     @pytest.mark.parametrize(
         "args",

@@ -61,11 +61,8 @@ class _Log:
 class CreationRegistry:
     """Reads and writes the two creation-time topics of one cluster."""
 
-    def __init__(self, settings: ConnectionSettings, replication_factor: int = -1) -> None:
+    def __init__(self, settings: ConnectionSettings) -> None:
         self.settings = settings
-        # Of the topics it creates: -1 is the broker's default (KIP-464), which brokers before
-        # 2.4 refuse; the caller that knows the broker's ApiVersions passes a number for those.
-        self.replication_factor = replication_factor
         self._group_log: _Log | None = None
 
     def _config(self) -> dict[str, Any]:
@@ -74,29 +71,34 @@ class CreationRegistry:
         return config
 
     def _ensure_topic(self, name: str) -> None:
-        from confluent_kafka import KafkaException
+        """Create ``name`` (one partition, compacted) unless it exists. Its replication factor is
+        the broker's default (-1, KIP-464); brokers before 2.4 (CreateTopics before v4) refuse
+        that, and librdkafka says so before sending anything, from the ApiVersions it holds: those
+        get three replicas, or one per broker of a smaller cluster."""
+        from confluent_kafka import KafkaError, KafkaException
         from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
         held = [AdminClient(self._config())]
+        timeout = self.settings.timeout_s
         try:
-            futures = held[0].create_topics(
-                [
-                    NewTopic(
-                        name,
-                        num_partitions=1,
-                        replication_factor=self.replication_factor,
-                        config=_TOPIC_CONFIG,
-                    )
-                ],
-                request_timeout=self.settings.timeout_s,
-            )
-            futures[name].result()
-        except KafkaException as exc:
-            if exc.args[0].code() != _TOPIC_ALREADY_EXISTS:
-                raise ClusterError(f"creating {name} failed: {exc.args[0].str()}") from None
+            replicas = -1
+            while True:
+                topic = NewTopic(name, num_partitions=1, replication_factor=replicas, config=_TOPIC_CONFIG)
+                try:
+                    held[0].create_topics([topic], request_timeout=timeout)[name].result()
+                    return
+                except KafkaException as exc:
+                    error = exc.args[0]
+                    if error.code() == _TOPIC_ALREADY_EXISTS:
+                        return
+                    kip464 = error.code() == KafkaError._UNSUPPORTED_FEATURE and "KIP-464" in error.str()
+                    if replicas != -1 or not kip464:
+                        raise ClusterError(f"creating {name} failed: {error.str()}") from None
+                    brokers = held[0].list_topics(timeout=timeout).brokers
+                    replicas = max(1, min(3, len(brokers)))
         finally:
             clients.retire(held.pop())
-        clients.sweep()
+            clients.sweep()
 
     def _write(self, topic: str, records: Iterable[tuple[str, dict[str, Any]]]) -> list[tuple[int, int]]:
         """Produce and wait; (offset, broker timestamp) of each record, in order. The records go

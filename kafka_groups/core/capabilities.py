@@ -3,12 +3,13 @@
 Each capability is an API, or a version of one, that a feature needs. The access layer looks it up
 in the ApiVersions answer of the broker it is connected to (one answer per connection), never in a
 release number: a broker says what it speaks. The first Kafka release that has it is only for the
-wording of a refusal.
+wording of a refusal. (A default partition count or replication factor, KIP-464, needs CreateTopics
+v4, 2.4: librdkafka refuses one before sending from the ApiVersions it holds, and access/topics.py and
+access/registry.py act on that refusal.)
 
 | capability | API (key), version | first release |
 |---|---|---|
 | ``OFFSET_DELETE``: ``--delete-offsets`` (KIP-496) | OffsetDelete (47) | 2.4 |
-| ``DEFAULT_REPLICATION_FACTOR``: CreateTopics with -1 (KIP-464) | CreateTopics (19) v4 | 2.4 |
 | ``LIST_GROUPS_BY_STATE``: ListGroups states and their filter (KIP-518) | ListGroups (16) v4 | 2.6 |
 | ``LIST_GROUPS_BY_TYPE``: ListGroups types and their filter (KIP-848) | ListGroups (16) v5 | 3.8 |
 | ``DESCRIBE_TOPIC_PARTITIONS``: partitions with ELR (KIP-966) | DescribeTopicPartitions (75) | 3.8 |
@@ -32,7 +33,6 @@ class Capability:
 
 
 OFFSET_DELETE = Capability("OffsetDelete", 47, 0, "2.4")
-DEFAULT_REPLICATION_FACTOR = Capability("CreateTopics", 19, 4, "2.4")
 LIST_GROUPS_BY_STATE = Capability("ListGroups", 16, 4, "2.6")
 LIST_GROUPS_BY_TYPE = Capability("ListGroups", 16, 5, "3.8")
 DESCRIBE_TOPIC_PARTITIONS = Capability("DescribeTopicPartitions", 75, 0, "3.8")

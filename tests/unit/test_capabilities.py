@@ -61,8 +61,6 @@ def test_capabilities_come_from_the_api_versions_answer():
     answer_21 = {16: 2, 19: 3, 3: 7}
     answer_28 = {16: 4, 19: 6, 3: 11, 47: 0}
     assert not caps.has(answer_21, caps.OFFSET_DELETE) and caps.has(answer_28, caps.OFFSET_DELETE)
-    assert not caps.has(answer_21, caps.DEFAULT_REPLICATION_FACTOR)
-    assert caps.has(answer_28, caps.DEFAULT_REPLICATION_FACTOR)
     assert caps.has(answer_28, caps.LIST_GROUPS_BY_STATE) and not caps.has(
         answer_28, caps.LIST_GROUPS_BY_TYPE
     )
