@@ -33,6 +33,7 @@ from infra.nodes import (
     Node,
     _is_node_process,
     _kill_strays,
+    _launch_detached,
     _log_has,
     _port_open,
     _secureproperties,
@@ -314,15 +315,7 @@ class Cluster:
             "kafka.Kafka",
             str(node_dir / "server.properties"),
         ]
-        with (node_dir / "logs" / "stdout.log").open("ab") as out:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=node_dir,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        proc = _launch_detached(cmd, node_dir)
         self._procs[node.node_id] = proc
         node.pid = proc.pid
         log.info("node %d: pid %d, broker %s", node.node_id, proc.pid, node.bootstrap)

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,43 +152,75 @@ def _faulted_once(
     cluster: local_kafka.Cluster, tmp: Path, point: str, fault: str, name: str, *args: str
 ) -> Run:
     faults = tmp / f"faults-{point}-{fault}"
-    faults.mkdir(parents=True)
     # The helpers' idle librdkafka clients are freed now, not while the broker is down: freeing
     # one then has crashed librdkafka inside the test process.
     gc.collect()
-    out, err = tmp / f"out-{point}-{fault}", tmp / f"err-{point}-{fault}"
+    made = False
+
+    def at(marker: str, _proc: subprocess.Popen[bytes]) -> bool:
+        nonlocal made
+        if marker == point and not made:
+            if fault == "stop":
+                os.kill(_pid(cluster), signal.SIGSTOP)
+            else:
+                cluster.stop_node(1, grace=0)
+            made = True
+        return True
+
+    try:
+        code, out, err, passed = held_at_points(
+            tmp, faults, tmp / f"out-{point}-{fault}", tmp / f"err-{point}-{fault}", point, at, name, *args
+        )
+    finally:
+        if fault == "stop" and made:
+            os.kill(_pid(cluster), signal.SIGCONT)
+        elif made:
+            cluster.start_node(1)
+    return Run(code, out, err, point, passed)
+
+
+def held_at_points(
+    tmp: Path,
+    faults: Path,
+    out: Path,
+    err: Path,
+    point: str,
+    at: Callable[[str, subprocess.Popen[bytes]], bool],
+    name: str,
+    *args: str,
+) -> tuple[int, str, str, frozenset[str]]:
+    """Run our tool with its fault points in ``faults``: each point it stops at is handed to
+    ``at`` (its name and the process) and then released, unless ``at`` answers False (it killed the
+    tool there). The tool's stdout and stderr go to ``out`` and ``err``, its backups under ``tmp``; a run
+    longer than RUN_LIMIT_S fails the test (``point`` names where it was to stop), and the tool is
+    killed if it still runs when this returns or raises. Returns the exit code, stdout, stderr and
+    every point the tool reached."""
+    faults.mkdir(parents=True)
     passed: set[str] = set()
     with out.open("w") as stdout, err.open("w") as stderr:
         proc = subprocess.Popen(
             [sys.executable, "-m", OUR_TOOLS[name], *args],
             stdout=stdout,
             stderr=stderr,
-            text=True,
             env=_env(tmp / "state", faults),
             stdin=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + RUN_LIMIT_S
         try:
             while proc.poll() is None:
-                assert time.monotonic() < deadline, f"{name} {args} is stuck at {point}"
+                assert time.monotonic() < deadline, f"{name} {args} is stuck at or before {point}"
                 for marker in faults.iterdir():
-                    if marker.name == point and point not in passed:
-                        if fault == "stop":
-                            os.kill(_pid(cluster), signal.SIGSTOP)
-                        else:
-                            cluster.stop_node(1, grace=0)
+                    release = at(marker.name, proc)
                     passed.add(marker.name)
-                    marker.unlink()
+                    if not release:
+                        break
+                    marker.unlink(missing_ok=True)
                 time.sleep(0.02)
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-            if fault == "stop" and point in passed:
-                os.kill(_pid(cluster), signal.SIGCONT)
-            elif point in passed:
-                cluster.start_node(1)
-    return Run(proc.returncode, out.read_text(), err.read_text(), point, frozenset(passed))
+    return proc.returncode, out.read_text(), err.read_text(), frozenset(passed)
 
 
 def _undo(run: Run) -> list[str] | None:
@@ -759,35 +791,19 @@ def test_a_watch_rides_out_a_paused_broker(cluster):
 def killed_at(tmp: Path, point: str, name: str, *args: str) -> Run:
     """Run our tool and SIGKILL it at ``point`` (the broker keeps serving); every other fault
     point is passed at once. The run's stderr is what it printed before it died."""
+
+    def at(marker: str, proc: subprocess.Popen[bytes]) -> bool:
+        if marker != point:
+            return True
+        proc.kill()  # held at the point: killed there
+        proc.wait()
+        return False
+
     faults = tmp / f"faults-{point}-kill-ours"
-    faults.mkdir(parents=True)
-    out, err = tmp / f"out-{point}", tmp / f"err-{point}"
-    passed: set[str] = set()
-    with out.open("w") as stdout, err.open("w") as stderr:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", OUR_TOOLS[name], *args],
-            stdout=stdout,
-            stderr=stderr,
-            env=_env(tmp / "state", faults),
-            stdin=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + RUN_LIMIT_S
-        try:
-            while proc.poll() is None:
-                assert time.monotonic() < deadline, f"{name} {args} is stuck before {point}"
-                for marker in faults.iterdir():
-                    passed.add(marker.name)
-                    if marker.name == point:
-                        proc.kill()  # held at the point: killed there
-                        proc.wait()
-                        break
-                    marker.unlink()
-                time.sleep(0.02)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    return Run(proc.returncode, out.read_text(), err.read_text(), point, frozenset(passed))
+    code, out, err, passed = held_at_points(
+        tmp, faults, tmp / f"out-{point}", tmp / f"err-{point}", point, at, name, *args
+    )
+    return Run(code, out, err, point, passed)
 
 
 def _named_files(folder: Path) -> list[Path]:

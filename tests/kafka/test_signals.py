@@ -41,6 +41,7 @@ from tests.kafka.test_faults import (
     _undo,
     _undone,
     committed,
+    held_at_points,
 )
 from tests.kafka_helpers import commit_offsets, create_topic, produce_n, restore_nodes, unique
 
@@ -90,43 +91,29 @@ def signalled(
     """Run our tool; when it waits at ``point``, send it ``signals`` (each after the tool has said
     it noted the one before), then release it. With ``pause`` the broker is paused there first,
     the tool released at once, and the signals sent while its send waits for the answer."""
-    faults = tmp / "faults"
-    faults.mkdir(parents=True)
     gc.collect()  # no helper client is freed while the broker is paused (see test_faults)
-    out, err = tmp / "out", tmp / "err"
-    passed: set[str] = set()
     paused = False
-    with out.open("w") as stdout, err.open("w") as stderr:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", OUR_TOOLS[name], *args],
-            stdout=stdout,
-            stderr=stderr,
-            env=_env(tmp / "state", faults),
-            stdin=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + RUN_LIMIT_S
-        try:
-            while proc.poll() is None:
-                assert time.monotonic() < deadline, f"{name} {args} is stuck at {point}"
-                for marker in faults.iterdir():
-                    if marker.name == point and point not in passed:
-                        passed.add(point)
-                        if pause:
-                            os.kill(_broker_pid(cluster), signal.SIGSTOP)
-                            paused = True
-                            marker.unlink()
-                            time.sleep(PAUSED_SEND_S)
-                        _interrupt(proc, signals, err)
-                    passed.add(marker.name)
-                    marker.unlink(missing_ok=True)
-                time.sleep(0.02)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            if paused:
-                os.kill(_broker_pid(cluster), signal.SIGCONT)
-    return Run(proc.returncode, out.read_text(), err.read_text(), frozenset(passed))
+    reached = False
+
+    def at(marker: str, proc: subprocess.Popen[bytes]) -> bool:
+        nonlocal paused, reached
+        if marker == point and not reached:
+            reached = True
+            if pause:
+                os.kill(_broker_pid(cluster), signal.SIGSTOP)
+                paused = True
+                (faults / marker).unlink()
+                time.sleep(PAUSED_SEND_S)
+            _interrupt(proc, signals, tmp / "err")
+        return True
+
+    faults = tmp / "faults"
+    try:
+        code, out, err, passed = held_at_points(tmp, faults, tmp / "out", tmp / "err", point, at, name, *args)
+    finally:
+        if paused:
+            os.kill(_broker_pid(cluster), signal.SIGCONT)
+    return Run(code, out, err, passed)
 
 
 def _interrupt(proc: subprocess.Popen[bytes], signals: Sequence[int], err: Path) -> None:
