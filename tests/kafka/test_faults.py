@@ -35,12 +35,14 @@ from kafka_groups.commands.guard import FAULT_DIR_ENV, FAULT_POINTS, PART_FAULT_
 from tests.conftest import OUR_TOOLS, ROOT
 from tests.kafka_helpers import (
     Record,
+    admin,
     commit_offsets,
     create_topic,
     produce,
     produce_n,
     restore_nodes,
     unique,
+    wait_until,
 )
 from tests.large_commits import commit_in_slices, offsets_limit
 
@@ -58,9 +60,39 @@ def cluster() -> Iterator[local_kafka.Cluster]:
     """A single-node cluster this module pauses and kills."""
     started = local_kafka.start(nodes=1, workdir=local_kafka.RUN_DIR / f"pytest-faults-{unique('c')}")
     try:
+        _set_broker_config(started.bootstrap, {"log.segment.delete.delay.ms": "0"})  # for _drop
         yield started
     finally:
         started.stop(grace=0)  # its data is deleted: no controlled shutdown to wait for
+
+
+def _set_broker_config(bootstrap: str, values: dict[str, str]) -> None:
+    """Set dynamic settings of node 1 (the only one)."""
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+    entries = [ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET) for k, v in values.items()]
+    resource = ConfigResource(ResourceType.BROKER, "1", incremental_configs=entries)
+    client = admin(bootstrap)  # kept until its futures resolve
+    for future in client.incremental_alter_configs([resource]).values():
+        future.result(timeout=30)
+
+
+def _drop(cluster: local_kafka.Cluster, *topics: str) -> None:
+    """Delete topics a test is done with, and wait until their logs are gone from the node's disk
+    (the cluster deletes them at once: _set_broker_config above). A broker restarted after SIGKILL
+    recovers every log it holds before it serves: with the thousands of partitions of this module's
+    large writes, a restart took over a minute of a loaded machine, and each kill case paid it."""
+    client = admin(cluster.bootstrap)  # kept until its futures resolve
+    for future in client.delete_topics(list(topics), operation_timeout=30).values():
+        future.result(timeout=60)
+    data = cluster.node_dir(1) / "data"
+    prefixes = tuple(f"{topic}-" for topic in topics)
+    wait_until(
+        lambda: not any(p.name.startswith(prefixes) for p in data.iterdir()),
+        f"the logs of {', '.join(topics)} are deleted",
+        timeout=120,
+        every=0.2,
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -315,11 +347,26 @@ def test_reset(cluster, tmp_path, point, fault):
 LARGE = 400  # partitions: three parts of a transaction at 20,000 bytes
 
 
-@pytest.mark.parametrize(("point", "fault"), [(p, f) for p in PART_FAULT_POINTS for f in ("stop", "kill")])
-def test_reset_in_a_transaction(cluster, tmp_path, point, fault):
-    bs = cluster.bootstrap
-    with offsets_limit(bs, probe=LARGE) as topic:
-        produce_n(bs, topic, dict.fromkeys(range(LARGE), 2))
+class TestInParts:
+    """Writes beyond one batch of __consumer_offsets. The limit is lowered once for these tests,
+    and they share one topic of LARGE partitions (two records in each), each test with a group of
+    its own (a reset's transaction is its group's: kafka_groups/access/transactions.py); the topic
+    is deleted after them (_drop), as each test's other large topic after it."""
+
+    @pytest.fixture(scope="class")
+    def large(self, cluster: local_kafka.Cluster) -> Iterator[str]:
+        restore_nodes(cluster)
+        bs = cluster.bootstrap
+        with offsets_limit(bs, probe=LARGE) as topic:
+            produce_n(bs, topic, dict.fromkeys(range(LARGE), 2))
+            yield topic
+        _drop(cluster, topic)
+
+    @pytest.mark.parametrize(
+        ("point", "fault"), [(p, f) for p in PART_FAULT_POINTS for f in ("stop", "kill")]
+    )
+    def test_reset_in_a_transaction(self, cluster, large, tmp_path, point, fault):
+        bs, topic = cluster.bootstrap, large
         group = unique("ftx")
         old = {(topic, p): 2 for p in range(LARGE)}
         commit_in_slices(bs, group, old)
@@ -351,14 +398,12 @@ def test_reset_in_a_transaction(cluster, tmp_path, point, fault):
         assert which == "old" or point == "before-txn-commit"
         _restores(tmp_path, run, cluster, group, old)
 
-
-def test_delete_offsets_in_parts_paused_between_two(cluster, tmp_path):
-    """Offsets beyond one batch of tombstones are deleted in parts, which are not atomic together:
-    the broker paused between two parts leaves the first deleted, reported so, the rest unknown
-    (exit 4, with the check and the undo), and the whole backup, whose undo restores them all."""
-    bs = cluster.bootstrap
-    deleted = 1000  # tombstones: more than one batch at 20,000 bytes
-    with offsets_limit(bs, probe=LARGE):
+    def test_delete_offsets_in_parts_paused_between_two(self, cluster, large, tmp_path):
+        """Offsets beyond one batch of tombstones are deleted in parts, which are not atomic together:
+        the broker paused between two parts leaves the first deleted, reported so, the rest unknown
+        (exit 4, with the check and the undo), and the whole backup, whose undo restores them all."""
+        bs = cluster.bootstrap
+        deleted = 1000  # tombstones: more than one batch at 20,000 bytes
         topic = create_topic(bs, unique("fdp"), partitions=deleted)
         produce_n(bs, topic, dict.fromkeys(range(deleted), 2))
         group = unique("fdp")
@@ -389,6 +434,7 @@ def test_delete_offsets_in_parts_paused_between_two(cluster, tmp_path):
         assert 0 < len(now) < deleted and all(old[tp] == o for tp, o in now.items())  # the first part went
         assert 0 < run.stdout.count("Successful") <= deleted - len(now)
         _restores(tmp_path, run, cluster, group, old)
+        _drop(cluster, topic)
 
 
 @pytest.mark.parametrize(
