@@ -211,6 +211,14 @@ def _faulted_once(
     return Run(code, out, err, point, passed)
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """SIGINT at its default in the tool, as a terminal's foreground job has it. A suite started in
+    the background of a script (``scripts/test > log &``, nohup) has SIGINT ignored, its tools
+    inherit that, and a tool keeps an ignored Ctrl-C ignored (kafka_groups/interrupts.py): every
+    SIGINT case of test_signals failed so."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def held_at_points(
     tmp: Path,
     faults: Path,
@@ -236,6 +244,7 @@ def held_at_points(
             stderr=stderr,
             env=_env(tmp / "state", faults),
             stdin=subprocess.DEVNULL,
+            preexec_fn=_ctrl_c_as_in_a_terminal,
         )
         deadline = time.monotonic() + RUN_LIMIT_S
         try:
