@@ -451,6 +451,12 @@ def _quoted(arg: str) -> str:
     return shlex.quote(arg)
 
 
+@pytest.fixture(scope="module")
+def a_group(cluster: local_kafka.Cluster) -> str:
+    """A group with offsets, for the reads below to list and describe (they change nothing)."""
+    return _group(cluster)[1]
+
+
 CLOSED, FULL = ">&-", ">/dev/full"
 REASON = {CLOSED: "stdout is closed", FULL: "No space left on device"}
 
@@ -459,8 +465,7 @@ REASON = {CLOSED: "stdout is closed", FULL: "No space left on device"}
 @pytest.mark.parametrize(
     "read", [["--list"], ["--describe", "--all-groups"], ["--describe", "--all-groups", "-o", "json"]]
 )
-def test_a_read_that_cannot_print_is_one_line_and_exit_1(cluster, redirect, read):
-    _group(cluster)
+def test_a_read_that_cannot_print_is_one_line_and_exit_1(cluster, a_group, redirect, read):
     done = _shell(redirect, "kafka-consumer-groups", "--bootstrap-server", cluster.bootstrap, *read)
     assert (done.returncode, done.stderr.splitlines()[-1:]) == (
         1,
@@ -469,8 +474,7 @@ def test_a_read_that_cannot_print_is_one_line_and_exit_1(cluster, redirect, read
     assert "Traceback" not in done.stderr
 
 
-def test_a_read_whose_reader_goes_away_is_status_0(cluster):
-    _group(cluster)
+def test_a_read_whose_reader_goes_away_is_status_0(cluster, a_group):
     env = _env(Path(os.environ.get("TMPDIR", "/tmp")) / "signals-state")
     proc = subprocess.Popen(
         [
