@@ -375,7 +375,8 @@ class TestInParts:
     is deleted after them (_drop), as each test's other large topic after it."""
 
     @pytest.fixture(scope="class")
-    def large(self, cluster: local_kafka.Cluster) -> Iterator[str]:
+    @classmethod
+    def large(cls, cluster: local_kafka.Cluster) -> Iterator[str]:
         restore_nodes(cluster)
         bs = cluster.bootstrap
         with offsets_limit(bs, probe=LARGE) as topic:
