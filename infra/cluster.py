@@ -12,7 +12,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -33,8 +33,10 @@ from infra.nodes import (
     Node,
     _is_node_process,
     _kill_strays,
+    _launch_detached,
     _log_has,
     _port_open,
+    _random_cluster_id,
     _secureproperties,
     _server_properties,
     _tail_file,
@@ -246,7 +248,8 @@ class Cluster:
             self.save()
             raise
 
-    def _write_config(self, node: Node) -> Path:
+    def _write_config(self, node: Node, settings: Mapping[str, object] | None = None) -> Path:
+        """The node's server.properties: the infra's settings, then `settings` (added or replacing)."""
         node_dir = self.node_dir(node.node_id)
         (node_dir / "logs").mkdir(parents=True, exist_ok=True)
         path = node_dir / "server.properties"
@@ -254,6 +257,7 @@ class Cluster:
         props = _server_properties(self.version, node, self.node_list, node_dir / "data", keeper)
         if self.secure:
             props |= _secureproperties(self.material, node)
+        props |= settings or {}
         path.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
         return path
 
@@ -267,10 +271,30 @@ class Cluster:
         zk.wait_ready(self.zookeeper, self._procs[0], self.workdir, timeout)
 
     def _format(self, libs: Path) -> None:
-        """Format every node's storage with the broker's own jars (kafka.tools.StorageTool), in parallel.
-        A ZooKeeper cluster has nothing to format."""
+        """Format every node's storage with the broker's own jars (kafka.tools.StorageTool). A ZooKeeper
+        cluster has nothing to format.
+
+        The storage tool is a JVM of its own, as long to start as a broker on a loaded machine, and
+        what it writes for a plain cluster is the same at every start but for the ids in
+        meta.properties: the first plain cluster of a release is formatted by the tool, and its
+        storage kept as that release's template (STORAGE_TEMPLATE, beside its jars); later ones get
+        the template's bootstrap.checkpoint and its meta.properties with their own cluster, node and
+        directory ids. A secure cluster is always formatted by the tool (its SCRAM users are written
+        into the storage)."""
         if self.zookeeper is not None:
             return
+        template = _storage_template(libs)
+        if self.secure or template is None:
+            self._run_storage_tool(libs)
+            if not self.secure:
+                _keep_storage_template(libs, self.node_dir(self.node_list[0].node_id) / "data")
+            return
+        for node in self.node_list:
+            _storage_from_template(
+                template, self.node_dir(node.node_id) / "data", self.cluster_id, node.node_id
+            )
+
+    def _run_storage_tool(self, libs: Path) -> None:
         jvm = [_java(), *TOOL_JVM_OPTS, *extra_jvm_opts(), _log_config_opt(self.version, "tools")]
         jvm += ["-cp", f"{libs}/*"]
         storage_format = ["kafka.tools.StorageTool", "format", "--cluster-id", self.cluster_id]
@@ -314,15 +338,7 @@ class Cluster:
             "kafka.Kafka",
             str(node_dir / "server.properties"),
         ]
-        with (node_dir / "logs" / "stdout.log").open("ab") as out:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=node_dir,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        proc = _launch_detached(cmd, node_dir)
         self._procs[node.node_id] = proc
         node.pid = proc.pid
         log.info("node %d: pid %d, broker %s", node.node_id, proc.pid, node.bootstrap)
@@ -385,3 +401,58 @@ class Cluster:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+# --------------------------------------------------------------------------------------------------
+# Formatted storage, kept per release (Cluster._format)
+
+STORAGE_TEMPLATE = "formatted-storage"  # beside a release's libs/
+FORMATTED_FILES = ("bootstrap.checkpoint", "meta.properties")  # what StorageTool format writes
+IDS = ("cluster.id", "node.id", "directory.id")  # the meta.properties values made anew for each node
+
+
+def _storage_template(libs: Path) -> Path | None:
+    """The release's kept storage template, if there is one for these very jars."""
+    template = libs.parent / STORAGE_TEMPLATE
+    marker = libs.parent / f"{libs.name}.complete"
+    try:
+        stamp = (template / "jars.stamp").read_text()
+        current = marker.read_text()
+    except OSError:
+        return None
+    if stamp != current or not all((template / name).is_file() for name in FORMATTED_FILES):
+        return None
+    return template
+
+
+def _keep_storage_template(libs: Path, data: Path) -> None:
+    """Keep what the storage tool wrote in `data` as the release's template (atomically: a
+    directory made aside and renamed, so that a concurrent start sees the whole of one or none)."""
+    marker = libs.parent / f"{libs.name}.complete"
+    if sorted(p.name for p in data.iterdir()) != sorted(FORMATTED_FILES) or not marker.is_file():
+        return  # not what this code knows the tool to write: no template, the tool runs each time
+    template = libs.parent / STORAGE_TEMPLATE
+    aside = libs.parent / f".{STORAGE_TEMPLATE}-{os.getpid()}"
+    shutil.rmtree(aside, ignore_errors=True)
+    aside.mkdir(parents=True)
+    for name in FORMATTED_FILES:
+        shutil.copy2(data / name, aside / name)
+    (aside / "jars.stamp").write_text(marker.read_text())
+    if _storage_template(libs) is None:  # none, or one of other jars (another start may keep one first)
+        shutil.rmtree(template, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            os.rename(aside, template)
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _storage_from_template(template: Path, data: Path, cluster_id: str, node_id: int) -> None:
+    """A node's storage as the storage tool formats it: the template's bootstrap.checkpoint, and
+    its meta.properties with this cluster's id, this node's id and a new directory id."""
+    data.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(template / "bootstrap.checkpoint", data / "bootstrap.checkpoint")
+    ids = {"cluster.id": cluster_id, "node.id": str(node_id), "directory.id": _random_cluster_id()}
+    lines = []
+    for line in (template / "meta.properties").read_text().splitlines():
+        key = line.split("=", 1)[0]
+        lines.append(f"{key}={ids[key]}" if key in IDS and not line.startswith("#") else line)
+    (data / "meta.properties").write_text("\n".join(lines) + "\n")

@@ -11,6 +11,7 @@ import math
 import os
 import signal
 import socket
+import subprocess
 import time
 import uuid
 from collections.abc import Sequence
@@ -178,6 +179,20 @@ def _random_cluster_id() -> str:
         cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
         if not cluster_id.startswith("-"):
             return cluster_id
+
+
+def _launch_detached(cmd: Sequence[str], cwd: Path) -> subprocess.Popen[bytes]:
+    """Start a JVM of the cluster (a node, the ZooKeeper server) in its own session, so that it
+    outlives the calling process, with stdout and stderr appended to ``cwd/logs/stdout.log``."""
+    with (cwd / "logs" / "stdout.log").open("ab") as out:
+        return subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def _cmdline(pid: int) -> list[str] | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from infra.jars import KafkaInfraError, _java, _log_config_opt, extra_jvm_opts
 from infra.nodes import ZOOKEEPER_MAIN as MAIN_CLASS
-from infra.nodes import _cmdline, _port_open, _tail_file
+from infra.nodes import _cmdline, _launch_detached, _port_open, _tail_file
 
 # zookeeper-server-start.sh gives it 512 MB; a test cluster's few hundred znodes need far less.
 JVM_OPTS = (
@@ -75,15 +75,7 @@ def launch(zk: ZooKeeper, workdir: Path, version: str, libs: Path) -> subprocess
         MAIN_CLASS,
         str(base / "zoo.cfg"),
     ]
-    with (base / "logs" / "stdout.log").open("ab") as out:
-        proc = subprocess.Popen(
-            cmd,
-            cwd=base,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    proc = _launch_detached(cmd, base)
     zk.pid = proc.pid
     log.info("zookeeper: pid %d, 127.0.0.1:%d", proc.pid, zk.port)
     return proc

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,12 +35,14 @@ from kafka_groups.commands.guard import FAULT_DIR_ENV, FAULT_POINTS, PART_FAULT_
 from tests.conftest import OUR_TOOLS, ROOT
 from tests.kafka_helpers import (
     Record,
+    admin,
     commit_offsets,
     create_topic,
     produce,
     produce_n,
     restore_nodes,
     unique,
+    wait_until,
 )
 from tests.large_commits import commit_in_slices, offsets_limit
 
@@ -53,14 +55,56 @@ TIMEOUT_MS = "5000"
 RUN_LIMIT_S = 120  # a run that takes longer is stuck: the test fails rather than hang
 
 
+# A broker paused for longer than its KRaft session (broker.session.timeout.ms, 9 s by default) is
+# fenced by its controller as they resume, until its next heartbeat lands: the next test's first
+# write then met "All brokers are currently fenced" (INVALID_REPLICATION_FACTOR) or a topic without
+# leaders, on a loaded machine where a paused case lasts that long. The session here outlasts any
+# pause (a run is stopped after RUN_LIMIT_S). test_signals' cluster, which it pauses, has it too.
+PAUSED_BROKER_SETTINGS = {"broker.session.timeout.ms": 3 * RUN_LIMIT_S * 1000}
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[local_kafka.Cluster]:
     """A single-node cluster this module pauses and kills."""
-    started = local_kafka.start(nodes=1, workdir=local_kafka.RUN_DIR / f"pytest-faults-{unique('c')}")
+    started = local_kafka.start(
+        nodes=1,
+        workdir=local_kafka.RUN_DIR / f"pytest-faults-{unique('c')}",
+        settings=PAUSED_BROKER_SETTINGS,
+    )
     try:
+        _set_broker_config(started.bootstrap, {"log.segment.delete.delay.ms": "0"})  # for _drop
         yield started
     finally:
         started.stop(grace=0)  # its data is deleted: no controlled shutdown to wait for
+
+
+def _set_broker_config(bootstrap: str, values: dict[str, str]) -> None:
+    """Set dynamic settings of node 1 (the only one)."""
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+    entries = [ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET) for k, v in values.items()]
+    resource = ConfigResource(ResourceType.BROKER, "1", incremental_configs=entries)
+    client = admin(bootstrap)  # kept until its futures resolve
+    for future in client.incremental_alter_configs([resource]).values():
+        future.result(timeout=30)
+
+
+def _drop(cluster: local_kafka.Cluster, *topics: str) -> None:
+    """Delete topics a test is done with, and wait until their logs are gone from the node's disk
+    (the cluster deletes them at once: _set_broker_config above). A broker restarted after SIGKILL
+    recovers every log it holds before it serves: with the thousands of partitions of this module's
+    large writes, a restart took over a minute of a loaded machine, and each kill case paid it."""
+    client = admin(cluster.bootstrap)  # kept until its futures resolve
+    for future in client.delete_topics(list(topics), operation_timeout=30).values():
+        future.result(timeout=60)
+    data = cluster.node_dir(1) / "data"
+    prefixes = tuple(f"{topic}-" for topic in topics)
+    wait_until(
+        lambda: not any(p.name.startswith(prefixes) for p in data.iterdir()),
+        f"the logs of {', '.join(topics)} are deleted",
+        timeout=120,
+        every=0.2,
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -152,43 +196,84 @@ def _faulted_once(
     cluster: local_kafka.Cluster, tmp: Path, point: str, fault: str, name: str, *args: str
 ) -> Run:
     faults = tmp / f"faults-{point}-{fault}"
-    faults.mkdir(parents=True)
     # The helpers' idle librdkafka clients are freed now, not while the broker is down: freeing
     # one then has crashed librdkafka inside the test process.
     gc.collect()
-    out, err = tmp / f"out-{point}-{fault}", tmp / f"err-{point}-{fault}"
+    made = False
+
+    def at(marker: str, _proc: subprocess.Popen[bytes]) -> bool:
+        nonlocal made
+        if marker == point and not made:
+            if fault == "stop":
+                os.kill(_pid(cluster), signal.SIGSTOP)
+            else:
+                cluster.stop_node(1, grace=0)
+            made = True
+        return True
+
+    try:
+        code, out, err, passed = held_at_points(
+            tmp, faults, tmp / f"out-{point}-{fault}", tmp / f"err-{point}-{fault}", point, at, name, *args
+        )
+    finally:
+        if fault == "stop" and made:
+            os.kill(_pid(cluster), signal.SIGCONT)
+        elif made:
+            cluster.start_node(1)
+    return Run(code, out, err, point, passed)
+
+
+def _ctrl_c_as_in_a_terminal() -> None:
+    """SIGINT at its default in the tool, as a terminal's foreground job has it. A suite started in
+    the background of a script (``scripts/test > log &``, nohup) has SIGINT ignored, its tools
+    inherit that, and a tool keeps an ignored Ctrl-C ignored (kafka_groups/interrupts.py): every
+    SIGINT case of test_signals failed so."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def held_at_points(
+    tmp: Path,
+    faults: Path,
+    out: Path,
+    err: Path,
+    point: str,
+    at: Callable[[str, subprocess.Popen[bytes]], bool],
+    name: str,
+    *args: str,
+) -> tuple[int, str, str, frozenset[str]]:
+    """Run our tool with its fault points in ``faults``: each point it stops at is handed to
+    ``at`` (its name and the process) and then released, unless ``at`` answers False (it killed the
+    tool there). The tool's stdout and stderr go to ``out`` and ``err``, its backups under ``tmp``; a run
+    longer than RUN_LIMIT_S fails the test (``point`` names where it was to stop), and the tool is
+    killed if it still runs when this returns or raises. Returns the exit code, stdout, stderr and
+    every point the tool reached."""
+    faults.mkdir(parents=True)
     passed: set[str] = set()
     with out.open("w") as stdout, err.open("w") as stderr:
         proc = subprocess.Popen(
             [sys.executable, "-m", OUR_TOOLS[name], *args],
             stdout=stdout,
             stderr=stderr,
-            text=True,
             env=_env(tmp / "state", faults),
             stdin=subprocess.DEVNULL,
+            preexec_fn=_ctrl_c_as_in_a_terminal,
         )
         deadline = time.monotonic() + RUN_LIMIT_S
         try:
             while proc.poll() is None:
-                assert time.monotonic() < deadline, f"{name} {args} is stuck at {point}"
+                assert time.monotonic() < deadline, f"{name} {args} is stuck at or before {point}"
                 for marker in faults.iterdir():
-                    if marker.name == point and point not in passed:
-                        if fault == "stop":
-                            os.kill(_pid(cluster), signal.SIGSTOP)
-                        else:
-                            cluster.stop_node(1, grace=0)
+                    release = at(marker.name, proc)
                     passed.add(marker.name)
-                    marker.unlink()
+                    if not release:
+                        break
+                    marker.unlink(missing_ok=True)
                 time.sleep(0.02)
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-            if fault == "stop" and point in passed:
-                os.kill(_pid(cluster), signal.SIGCONT)
-            elif point in passed:
-                cluster.start_node(1)
-    return Run(proc.returncode, out.read_text(), err.read_text(), point, frozenset(passed))
+    return proc.returncode, out.read_text(), err.read_text(), frozenset(passed)
 
 
 def _undo(run: Run) -> list[str] | None:
@@ -283,11 +368,27 @@ def test_reset(cluster, tmp_path, point, fault):
 LARGE = 400  # partitions: three parts of a transaction at 20,000 bytes
 
 
-@pytest.mark.parametrize(("point", "fault"), [(p, f) for p in PART_FAULT_POINTS for f in ("stop", "kill")])
-def test_reset_in_a_transaction(cluster, tmp_path, point, fault):
-    bs = cluster.bootstrap
-    with offsets_limit(bs, probe=LARGE) as topic:
-        produce_n(bs, topic, dict.fromkeys(range(LARGE), 2))
+class TestInParts:
+    """Writes beyond one batch of __consumer_offsets. The limit is lowered once for these tests,
+    and they share one topic of LARGE partitions (two records in each), each test with a group of
+    its own (a reset's transaction is its group's: kafka_groups/access/transactions.py); the topic
+    is deleted after them (_drop), as each test's other large topic after it."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def large(cls, cluster: local_kafka.Cluster) -> Iterator[str]:
+        restore_nodes(cluster)
+        bs = cluster.bootstrap
+        with offsets_limit(bs, probe=LARGE) as topic:
+            produce_n(bs, topic, dict.fromkeys(range(LARGE), 2))
+            yield topic
+        _drop(cluster, topic)
+
+    @pytest.mark.parametrize(
+        ("point", "fault"), [(p, f) for p in PART_FAULT_POINTS for f in ("stop", "kill")]
+    )
+    def test_reset_in_a_transaction(self, cluster, large, tmp_path, point, fault):
+        bs, topic = cluster.bootstrap, large
         group = unique("ftx")
         old = {(topic, p): 2 for p in range(LARGE)}
         commit_in_slices(bs, group, old)
@@ -319,14 +420,12 @@ def test_reset_in_a_transaction(cluster, tmp_path, point, fault):
         assert which == "old" or point == "before-txn-commit"
         _restores(tmp_path, run, cluster, group, old)
 
-
-def test_delete_offsets_in_parts_paused_between_two(cluster, tmp_path):
-    """Offsets beyond one batch of tombstones are deleted in parts, which are not atomic together:
-    the broker paused between two parts leaves the first deleted, reported so, the rest unknown
-    (exit 4, with the check and the undo), and the whole backup, whose undo restores them all."""
-    bs = cluster.bootstrap
-    deleted = 1000  # tombstones: more than one batch at 20,000 bytes
-    with offsets_limit(bs, probe=LARGE):
+    def test_delete_offsets_in_parts_paused_between_two(self, cluster, large, tmp_path):
+        """Offsets beyond one batch of tombstones are deleted in parts, which are not atomic together:
+        the broker paused between two parts leaves the first deleted, reported so, the rest unknown
+        (exit 4, with the check and the undo), and the whole backup, whose undo restores them all."""
+        bs = cluster.bootstrap
+        deleted = 1000  # tombstones: more than one batch at 20,000 bytes
         topic = create_topic(bs, unique("fdp"), partitions=deleted)
         produce_n(bs, topic, dict.fromkeys(range(deleted), 2))
         group = unique("fdp")
@@ -357,6 +456,7 @@ def test_delete_offsets_in_parts_paused_between_two(cluster, tmp_path):
         assert 0 < len(now) < deleted and all(old[tp] == o for tp, o in now.items())  # the first part went
         assert 0 < run.stdout.count("Successful") <= deleted - len(now)
         _restores(tmp_path, run, cluster, group, old)
+        _drop(cluster, topic)
 
 
 @pytest.mark.parametrize(
@@ -759,35 +859,19 @@ def test_a_watch_rides_out_a_paused_broker(cluster):
 def killed_at(tmp: Path, point: str, name: str, *args: str) -> Run:
     """Run our tool and SIGKILL it at ``point`` (the broker keeps serving); every other fault
     point is passed at once. The run's stderr is what it printed before it died."""
+
+    def at(marker: str, proc: subprocess.Popen[bytes]) -> bool:
+        if marker != point:
+            return True
+        proc.kill()  # held at the point: killed there
+        proc.wait()
+        return False
+
     faults = tmp / f"faults-{point}-kill-ours"
-    faults.mkdir(parents=True)
-    out, err = tmp / f"out-{point}", tmp / f"err-{point}"
-    passed: set[str] = set()
-    with out.open("w") as stdout, err.open("w") as stderr:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", OUR_TOOLS[name], *args],
-            stdout=stdout,
-            stderr=stderr,
-            env=_env(tmp / "state", faults),
-            stdin=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + RUN_LIMIT_S
-        try:
-            while proc.poll() is None:
-                assert time.monotonic() < deadline, f"{name} {args} is stuck before {point}"
-                for marker in faults.iterdir():
-                    passed.add(marker.name)
-                    if marker.name == point:
-                        proc.kill()  # held at the point: killed there
-                        proc.wait()
-                        break
-                    marker.unlink()
-                time.sleep(0.02)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    return Run(proc.returncode, out.read_text(), err.read_text(), point, frozenset(passed))
+    code, out, err, passed = held_at_points(
+        tmp, faults, tmp / f"out-{point}", tmp / f"err-{point}", point, at, name, *args
+    )
+    return Run(code, out, err, point, passed)
 
 
 def _named_files(folder: Path) -> list[Path]:

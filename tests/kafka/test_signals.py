@@ -32,6 +32,7 @@ import pytest
 from infra import kafka as local_kafka
 from tests.conftest import OUR_TOOLS
 from tests.kafka.test_faults import (
+    PAUSED_BROKER_SETTINGS,
     RUN_LIMIT_S,
     TIMEOUT_MS,
     _env,
@@ -41,6 +42,7 @@ from tests.kafka.test_faults import (
     _undo,
     _undone,
     committed,
+    held_at_points,
 )
 from tests.kafka_helpers import commit_offsets, create_topic, produce_n, restore_nodes, unique
 
@@ -54,7 +56,11 @@ PAUSED_SEND_S = 1.5  # after releasing a send to a paused broker: it waits (--ti
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[local_kafka.Cluster]:
-    started = local_kafka.start(nodes=1, workdir=local_kafka.RUN_DIR / f"pytest-signals-{unique('c')}")
+    started = local_kafka.start(
+        nodes=1,
+        workdir=local_kafka.RUN_DIR / f"pytest-signals-{unique('c')}",
+        settings=PAUSED_BROKER_SETTINGS,
+    )
     try:
         yield started
     finally:
@@ -90,43 +96,29 @@ def signalled(
     """Run our tool; when it waits at ``point``, send it ``signals`` (each after the tool has said
     it noted the one before), then release it. With ``pause`` the broker is paused there first,
     the tool released at once, and the signals sent while its send waits for the answer."""
-    faults = tmp / "faults"
-    faults.mkdir(parents=True)
     gc.collect()  # no helper client is freed while the broker is paused (see test_faults)
-    out, err = tmp / "out", tmp / "err"
-    passed: set[str] = set()
     paused = False
-    with out.open("w") as stdout, err.open("w") as stderr:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", OUR_TOOLS[name], *args],
-            stdout=stdout,
-            stderr=stderr,
-            env=_env(tmp / "state", faults),
-            stdin=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + RUN_LIMIT_S
-        try:
-            while proc.poll() is None:
-                assert time.monotonic() < deadline, f"{name} {args} is stuck at {point}"
-                for marker in faults.iterdir():
-                    if marker.name == point and point not in passed:
-                        passed.add(point)
-                        if pause:
-                            os.kill(_broker_pid(cluster), signal.SIGSTOP)
-                            paused = True
-                            marker.unlink()
-                            time.sleep(PAUSED_SEND_S)
-                        _interrupt(proc, signals, err)
-                    passed.add(marker.name)
-                    marker.unlink(missing_ok=True)
-                time.sleep(0.02)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            if paused:
-                os.kill(_broker_pid(cluster), signal.SIGCONT)
-    return Run(proc.returncode, out.read_text(), err.read_text(), frozenset(passed))
+    reached = False
+
+    def at(marker: str, proc: subprocess.Popen[bytes]) -> bool:
+        nonlocal paused, reached
+        if marker == point and not reached:
+            reached = True
+            if pause:
+                os.kill(_broker_pid(cluster), signal.SIGSTOP)
+                paused = True
+                (faults / marker).unlink()
+                time.sleep(PAUSED_SEND_S)
+            _interrupt(proc, signals, tmp / "err")
+        return True
+
+    faults = tmp / "faults"
+    try:
+        code, out, err, passed = held_at_points(tmp, faults, tmp / "out", tmp / "err", point, at, name, *args)
+    finally:
+        if paused:
+            os.kill(_broker_pid(cluster), signal.SIGCONT)
+    return Run(code, out, err, passed)
 
 
 def _interrupt(proc: subprocess.Popen[bytes], signals: Sequence[int], err: Path) -> None:
@@ -459,6 +451,12 @@ def _quoted(arg: str) -> str:
     return shlex.quote(arg)
 
 
+@pytest.fixture(scope="module")
+def a_group(cluster: local_kafka.Cluster) -> str:
+    """A group with offsets, for the reads below to list and describe (they change nothing)."""
+    return _group(cluster)[1]
+
+
 CLOSED, FULL = ">&-", ">/dev/full"
 REASON = {CLOSED: "stdout is closed", FULL: "No space left on device"}
 
@@ -467,8 +465,7 @@ REASON = {CLOSED: "stdout is closed", FULL: "No space left on device"}
 @pytest.mark.parametrize(
     "read", [["--list"], ["--describe", "--all-groups"], ["--describe", "--all-groups", "-o", "json"]]
 )
-def test_a_read_that_cannot_print_is_one_line_and_exit_1(cluster, redirect, read):
-    _group(cluster)
+def test_a_read_that_cannot_print_is_one_line_and_exit_1(cluster, a_group, redirect, read):
     done = _shell(redirect, "kafka-consumer-groups", "--bootstrap-server", cluster.bootstrap, *read)
     assert (done.returncode, done.stderr.splitlines()[-1:]) == (
         1,
@@ -477,8 +474,7 @@ def test_a_read_that_cannot_print_is_one_line_and_exit_1(cluster, redirect, read
     assert "Traceback" not in done.stderr
 
 
-def test_a_read_whose_reader_goes_away_is_status_0(cluster):
-    _group(cluster)
+def test_a_read_whose_reader_goes_away_is_status_0(cluster, a_group):
     env = _env(Path(os.environ.get("TMPDIR", "/tmp")) / "signals-state")
     proc = subprocess.Popen(
         [

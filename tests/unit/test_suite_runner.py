@@ -61,12 +61,17 @@ def _failed_without_second_chance(code: int, out: str, said: str) -> None:
     assert "running them once more" not in out and "flaky:" not in out
 
 
+# The small suites use no property tests: their pytest (and each of its workers) does not load
+# Hypothesis' plugin, which is about half of a pytest start-up here; the runner is the same.
+LIGHT = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+
+
 def _env(**extra: str) -> dict[str, str]:
     return {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), suite.WORKERS_ENV: "1", **extra}
 
 
 def _run(root: Path, capsys: pytest.CaptureFixture[str], *argv: str, **env: str) -> tuple[int, str]:
-    code = suite.run(["-q", "-p", "no:cacheprovider", *argv], _env(**env), root, sys.executable)
+    code = suite.run(["-q", *LIGHT, *argv], _env(**env), root, sys.executable)
     return code, capsys.readouterr().out
 
 
@@ -81,7 +86,7 @@ def test_a_test_that_passes_alone_is_named_flaky_and_the_run_passes(tmp_path, ca
 def test_the_runner_as_scripts_test_starts_it(tmp_path):
     """``python -m tests.suite``, as scripts/test runs it: its pytest loads the plugin by name."""
     done = subprocess.run(
-        [sys.executable, "-m", "tests.suite", "-q", "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "tests.suite", "-q", *LIGHT],
         cwd=_suite(tmp_path),
         env=_env(),
         capture_output=True,
@@ -170,7 +175,7 @@ def test_the_second_run_refuses_a_failed_test_it_cannot_find(tmp_path):
     keep = tmp_path / "keep"
     keep.write_text("test_small.py::test_gone\n")
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "tests.suite", "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "pytest", "-p", "tests.suite", *LIGHT],
         cwd=tmp_path,
         env=_env(**{suite.KEEP_ENV: str(keep)}),
         capture_output=True,
@@ -206,7 +211,7 @@ def test_a_stopped_run_tears_down_and_takes_its_pytest_with_it(tmp_path, how):
     """A session fixture's teardown stops the suite's brokers: it runs, and pytest ends."""
     _module(tmp_path, "test_slow.py", SLOW_SUITE)
     runner = subprocess.Popen(
-        [sys.executable, "-m", "tests.suite", "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "tests.suite", *LIGHT],
         cwd=tmp_path,
         env=_env(),
         start_new_session=True,
