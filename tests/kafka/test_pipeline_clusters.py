@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import signal
 import subprocess
 import sys
@@ -21,7 +19,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.kafka.test_clusters import Listener, cluster_id, clusters_env, table
-from tests.kafka_helpers import committed, create_topic, produce_n, unique
+from tests.kafka_helpers import committed, create_topic, on_a_terminal, produce_n, unique
 
 pytest.importorskip("pyspark")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -137,42 +135,9 @@ def test_a_run_names_its_cluster_once_before_it_commits(broker, records, tmp_pat
 
 
 def _on_a_terminal(args: list[str], env: dict[str, str], answer: str) -> tuple[int, str]:
-    """kafka-to-parquet with stdin and stderr on a pseudo-terminal (stdout piped): answer its
-    question with ``answer``; the exit status and what the terminal showed."""
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kafka_pipeline.cli", *args],
-        stdin=follower,
-        stderr=follower,
-        stdout=subprocess.PIPE,
-        env=_env(env),
-    )
-    os.close(follower)
-    shown, asked = b"", False
-    deadline = time.monotonic() + 300
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([leader], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(leader, 4096)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                shown += chunk
-            if not asked and b"Type its name" in shown:
-                asked = True
-                os.write(leader, (answer + "\n").encode())
-            if proc.poll() is not None and not ready:
-                break
-        code = proc.wait(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(30)
-        os.close(leader)
-    return code, shown.decode(errors="replace").replace("\r\n", "\n")
+    """kafka-to-parquet on a pseudo-terminal (kafka_helpers.on_a_terminal)."""
+    argv = [sys.executable, "-m", "kafka_pipeline.cli", *args]
+    return on_a_terminal(argv, _env(env), answer, timeout=300)
 
 
 def test_a_protected_cluster_on_a_terminal_asks_for_its_name(broker, records, tmp_path):
