@@ -88,9 +88,10 @@ def test_a_protected_cluster_without_a_terminal_needs_yes_before_anything_is_con
         listener.close()
 
 
-def test_a_run_names_its_cluster_once_before_it_commits(broker, records, tmp_path):
-    """KAFKA_TOOLS_CLUSTER names a protected cluster, --yes confirms it: a single run says the
-    cluster line once; so does a service over two landings (not once per landing)."""
+def test_a_service_names_its_cluster_once_before_it_commits(broker, records, tmp_path):
+    """KAFKA_TOOLS_CLUSTER names a protected cluster, --yes confirms it: a service says the cluster
+    line once over two landings (not once per landing). A single run says it once too: the run on
+    a terminal below (the same line, before its first commit)."""
     topic, group = records
     env = clusters_env(tmp_path, table("prod", broker.bootstrap, protected=True, timeout=20000))
     env["KAFKA_TOOLS_CLUSTER"] = "prod"
@@ -98,13 +99,7 @@ def test_a_run_names_its_cluster_once_before_it_commits(broker, records, tmp_pat
     out = tmp_path / "sink"
     common = ("--topic", topic, "--group", group, "--output", str(out), "--master", "local[1]", "--yes")
 
-    once = _to_parquet(*common, env=env)
-    assert once.returncode == 0, once.stderr
-    assert once.stderr.splitlines().count(named) == 1, once.stderr
-    assert _landed(out) == _every_offset({0: 6, 1: 4})
-    assert committed(broker.bootstrap, group) == {(topic, 0): 6, (topic, 1): 4}
-
-    # The service: two landings, records arriving between them, then SIGTERM.
+    # Two landings, records arriving between them, then SIGTERM.
     service = subprocess.Popen(
         [sys.executable, "-m", "kafka_pipeline.cli", *common, "--every", "2"],
         stdin=subprocess.DEVNULL,
@@ -117,7 +112,8 @@ def test_a_run_names_its_cluster_once_before_it_commits(broker, records, tmp_pat
     try:
         assert service.stdout is not None
         first = json.loads(service.stdout.readline())  # the first landing's document
-        assert (first["status"], first["records"]) == ("landed", 0), first
+        assert (first["status"], first["records"]) == ("landed", 10), first
+        assert committed(broker.bootstrap, group) == {(topic, 0): 6, (topic, 1): 4}
         produce_n(broker.bootstrap, topic, {0: 3, 1: 2})
         deadline = time.monotonic() + 240
         while committed(broker.bootstrap, group) != {(topic, 0): 9, (topic, 1): 6}:
@@ -166,7 +162,9 @@ def test_a_protected_cluster_on_a_terminal_asks_for_its_name(broker, records, tm
 
     code, shown = _on_a_terminal(args, env, "prod")
     assert code == 0, shown
-    order = [shown.index(s) for s in (f"Writing to cluster 'prod' at {broker.bootstrap}", "Type its name")]
+    named = f"Writing to cluster 'prod' at {broker.bootstrap} (cluster id {cluster_id(broker.bootstrap)})"
+    assert shown.splitlines().count(named) == 1, shown  # once, before the question
+    order = [shown.index(s) for s in (named, "Type its name")]
     assert order == sorted(order), shown
     assert _landed(out) == _every_offset({0: 6, 1: 4})
     assert committed(broker.bootstrap, group) == {(topic, 0): 6, (topic, 1): 4}
