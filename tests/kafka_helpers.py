@@ -4,6 +4,10 @@ timestamps, and classic or consumer-protocol (KIP-848) groups."""
 from __future__ import annotations
 
 import concurrent.futures
+import os
+import pty
+import select
+import subprocess
 import threading
 import time
 import uuid
@@ -435,3 +439,40 @@ def restore_nodes(cluster) -> None:
         )
 
     wait_until(healthy, "every partition of the cluster is fully in sync", timeout=120, every=0.5)
+
+
+def on_a_terminal(
+    argv: Sequence[str], env: dict[str, str], answer: str | None, timeout: float
+) -> tuple[int, str]:
+    """Run ``argv`` with stdin and stderr on a pseudo-terminal (stdout piped, unread) and the
+    environment ``env`` (whole, not added to ours); answer its question ("Type its name") with
+    ``answer`` (None: never answer, close the terminal's input with Ctrl-D). Return the exit status
+    and what the terminal showed, read for up to ``timeout`` seconds."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(list(argv), stdin=follower, stderr=follower, stdout=subprocess.PIPE, env=env)
+    os.close(follower)
+    shown, asked = b"", False
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([leader], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(leader, 4096)
+                except OSError:  # EIO: the process has closed its end
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+            if not asked and b"Type its name" in shown:
+                asked = True
+                os.write(leader, (answer + "\n").encode() if answer is not None else b"\x04")
+            if proc.poll() is not None and not ready:
+                break
+        code = proc.wait(timeout=max(deadline - time.monotonic(), 60.0))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+        os.close(leader)
+    return code, shown.decode(errors="replace").replace("\r\n", "\n")

@@ -7,13 +7,9 @@ and confirmed by typing its name on one (a pseudo-terminal), and the subcommand 
 from __future__ import annotations
 
 import os
-import pty
-import select
 import socket
-import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +21,7 @@ from tests.kafka_helpers import (
     commit_offsets,
     committed,
     create_topic,
+    on_a_terminal,
     produce_n,
     unique,
 )
@@ -243,41 +240,12 @@ def test_every_write_names_its_cluster_before_its_backup_line(broker, ours, grou
 
 
 def _on_a_terminal(args: list[str], env: dict[str, str], answer: str | None) -> tuple[int, str]:
-    """Run one of our tools with stdin and stderr on a pseudo-terminal (stdout piped), answer its
-    question with ``answer`` (None: never answer, close the terminal's input), and return the exit
-    status and what the terminal showed."""
-    leader, follower = pty.openpty()
+    """kafka-consumer-groups on a pseudo-terminal (kafka_helpers.on_a_terminal), without the
+    environment's KAFKA_TOOLS_CLUSTER."""
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
     full_env.pop("KAFKA_TOOLS_CLUSTER", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kafka_groups.cli.consumer_groups", *args],
-        stdin=follower,
-        stderr=follower,
-        stdout=subprocess.PIPE,
-        env=full_env,
-    )
-    os.close(follower)
-    shown = b""
-    asked = False
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([leader], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
-        if not asked and b"Type its name" in shown:
-            asked = True
-            os.write(leader, (answer + "\n").encode() if answer is not None else b"\x04")
-        if proc.poll() is not None and not ready:
-            break
-    code = proc.wait(timeout=60)
-    os.close(leader)
-    return code, shown.decode(errors="replace").replace("\r\n", "\n")
+    argv = [sys.executable, "-m", "kafka_groups.cli.consumer_groups", *args]
+    return on_a_terminal(argv, full_env, answer, timeout=120)
 
 
 def test_a_protected_write_on_a_terminal_asks_for_the_cluster_name(broker, group_at, tmp_path):

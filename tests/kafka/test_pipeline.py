@@ -53,20 +53,11 @@ def test_runs_land_every_record_once_and_the_group_shows_the_lag(broker, spark, 
     group = unique("land")
     produce_n(broker.bootstrap, topic, {0: 30, 1: 20})
     out = tmp_path / "sink"
-    # The first run through the console script, in its own Spark.
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SPARK_LOCAL_IP": "127.0.0.1"}
-    cli = subprocess.run(
-        [
-            *(sys.executable, "-m", "kafka_pipeline.cli", "--bootstrap-server", broker.bootstrap),
-            *("--topic", topic, "--group", group, "--output", str(out), "--master", "local[1]"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
-    assert cli.returncode == 0, cli.stderr[-3000:]
-    assert f"Landed 50 offsets of 2 partitions in file:{out}" in cli.stdout
+    # In this module's Spark session: the console script's own runs (a Spark of their own each)
+    # land and commit in test_pipeline_setup, test_pipeline_clusters and test_pipeline_cluster.
+    first = _land(broker, spark, topic, group, out)
+    assert [(p.start, p.end) for p in first.partitions] == [(0, 30), (0, 20)]
+    assert first.offsets_landed == 50
     assert committed(broker.bootstrap, group) == {(topic, 0): 30, (topic, 1): 20}
 
     produce_n(broker.bootstrap, topic, {0: 10, 1: 5})

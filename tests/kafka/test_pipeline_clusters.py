@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import signal
 import subprocess
 import sys
@@ -21,7 +19,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.kafka.test_clusters import Listener, cluster_id, clusters_env, table
-from tests.kafka_helpers import committed, create_topic, produce_n, unique
+from tests.kafka_helpers import committed, create_topic, on_a_terminal, produce_n, unique
 
 pytest.importorskip("pyspark")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -90,9 +88,10 @@ def test_a_protected_cluster_without_a_terminal_needs_yes_before_anything_is_con
         listener.close()
 
 
-def test_a_run_names_its_cluster_once_before_it_commits(broker, records, tmp_path):
-    """KAFKA_TOOLS_CLUSTER names a protected cluster, --yes confirms it: a single run says the
-    cluster line once; so does a service over two landings (not once per landing)."""
+def test_a_service_names_its_cluster_once_before_it_commits(broker, records, tmp_path):
+    """KAFKA_TOOLS_CLUSTER names a protected cluster, --yes confirms it: a service says the cluster
+    line once over two landings (not once per landing). A single run says it once too: the run on
+    a terminal below (the same line, before its first commit)."""
     topic, group = records
     env = clusters_env(tmp_path, table("prod", broker.bootstrap, protected=True, timeout=20000))
     env["KAFKA_TOOLS_CLUSTER"] = "prod"
@@ -100,13 +99,7 @@ def test_a_run_names_its_cluster_once_before_it_commits(broker, records, tmp_pat
     out = tmp_path / "sink"
     common = ("--topic", topic, "--group", group, "--output", str(out), "--master", "local[1]", "--yes")
 
-    once = _to_parquet(*common, env=env)
-    assert once.returncode == 0, once.stderr
-    assert once.stderr.splitlines().count(named) == 1, once.stderr
-    assert _landed(out) == _every_offset({0: 6, 1: 4})
-    assert committed(broker.bootstrap, group) == {(topic, 0): 6, (topic, 1): 4}
-
-    # The service: two landings, records arriving between them, then SIGTERM.
+    # Two landings, records arriving between them, then SIGTERM.
     service = subprocess.Popen(
         [sys.executable, "-m", "kafka_pipeline.cli", *common, "--every", "2"],
         stdin=subprocess.DEVNULL,
@@ -119,7 +112,8 @@ def test_a_run_names_its_cluster_once_before_it_commits(broker, records, tmp_pat
     try:
         assert service.stdout is not None
         first = json.loads(service.stdout.readline())  # the first landing's document
-        assert (first["status"], first["records"]) == ("landed", 0), first
+        assert (first["status"], first["records"]) == ("landed", 10), first
+        assert committed(broker.bootstrap, group) == {(topic, 0): 6, (topic, 1): 4}
         produce_n(broker.bootstrap, topic, {0: 3, 1: 2})
         deadline = time.monotonic() + 240
         while committed(broker.bootstrap, group) != {(topic, 0): 9, (topic, 1): 6}:
@@ -137,42 +131,9 @@ def test_a_run_names_its_cluster_once_before_it_commits(broker, records, tmp_pat
 
 
 def _on_a_terminal(args: list[str], env: dict[str, str], answer: str) -> tuple[int, str]:
-    """kafka-to-parquet with stdin and stderr on a pseudo-terminal (stdout piped): answer its
-    question with ``answer``; the exit status and what the terminal showed."""
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kafka_pipeline.cli", *args],
-        stdin=follower,
-        stderr=follower,
-        stdout=subprocess.PIPE,
-        env=_env(env),
-    )
-    os.close(follower)
-    shown, asked = b"", False
-    deadline = time.monotonic() + 300
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([leader], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(leader, 4096)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                shown += chunk
-            if not asked and b"Type its name" in shown:
-                asked = True
-                os.write(leader, (answer + "\n").encode())
-            if proc.poll() is not None and not ready:
-                break
-        code = proc.wait(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(30)
-        os.close(leader)
-    return code, shown.decode(errors="replace").replace("\r\n", "\n")
+    """kafka-to-parquet on a pseudo-terminal (kafka_helpers.on_a_terminal)."""
+    argv = [sys.executable, "-m", "kafka_pipeline.cli", *args]
+    return on_a_terminal(argv, _env(env), answer, timeout=300)
 
 
 def test_a_protected_cluster_on_a_terminal_asks_for_its_name(broker, records, tmp_path):
@@ -201,7 +162,9 @@ def test_a_protected_cluster_on_a_terminal_asks_for_its_name(broker, records, tm
 
     code, shown = _on_a_terminal(args, env, "prod")
     assert code == 0, shown
-    order = [shown.index(s) for s in (f"Writing to cluster 'prod' at {broker.bootstrap}", "Type its name")]
+    named = f"Writing to cluster 'prod' at {broker.bootstrap} (cluster id {cluster_id(broker.bootstrap)})"
+    assert shown.splitlines().count(named) == 1, shown  # once, before the question
+    order = [shown.index(s) for s in (named, "Type its name")]
     assert order == sorted(order), shown
     assert _landed(out) == _every_offset({0: 6, 1: 4})
     assert committed(broker.bootstrap, group) == {(topic, 0): 6, (topic, 1): 4}

@@ -1,6 +1,7 @@
 """kafka-to-parquet's first run: Spark's Kafka source from the jars scripts/setup fetched, so a
 Maven cache with pom-only folders (what Maven leaves routinely) cannot break it; a JVM that does
-not start is reported with its own reason; test data from `python -m infra.kafka produce`."""
+not start is reported with its own reason; test data from `python -m infra.kafka produce`; a first
+run right after the broker starts waits out the group coordinator's loading."""
 
 from __future__ import annotations
 
@@ -57,35 +58,46 @@ def _to_parquet(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[
     )
 
 
-def test_first_run_with_a_poisoned_maven_cache_lands_without_resolving(broker, tmp_path):
-    home = _poisoned_home(tmp_path)
-    topic, group, out = unique("first"), unique("first"), tmp_path / "sink"
-    made = subprocess.run(
-        [
-            *(sys.executable, "-m", "infra.kafka", "produce", "--bootstrap-server", broker.bootstrap),
-            *("--topic", topic, "--records", "1001", "--partitions", "3"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-    )
-    assert made.returncode == 0, made.stderr
-    assert "per partition 0: 334, 1: 334, 2: 333" in made.stderr
-    # A new group: nothing committed before the run.
-    assert committed(broker.bootstrap, group) == {}
+def test_a_first_run_right_after_the_broker_starts_lands_without_resolving(tmp_path):
+    """The first run of a new pipeline, in the two conditions a first run meets (one Spark JVM for
+    both: its start is most of the test's time):
 
-    result = _to_parquet(
-        *("--bootstrap-server", broker.bootstrap, "--topic", topic, "--group", group),
-        *("--output", str(out), "--master", "local[1]"),
-        env=_env(home),
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert f"Landed 1001 offsets of 3 partitions in file:{out}" in result.stdout
-    said = result.stdout + result.stderr
-    assert not IVY_SIGNS.search(said), said
-    assert not (home / ".ivy2.5.2").exists() and not (home / ".ivy2").exists()  # Ivy never ran
-    assert committed(broker.bootstrap, group) == {(topic, 0): 334, (topic, 1): 334, (topic, 2): 333}
+    - a home whose Maven cache is poisoned (``_poisoned_home``): the run lands from the fetched
+      jars without resolving anything (no Ivy);
+    - a broker that has just started: it answers "coordinator load in progress" (or has no
+      coordinator yet) for the group, and the run asks again within its timeout instead of
+      failing. No read of the group before the run: the job is the first to ask for its
+      coordinator, so the group is new and nothing is committed before it."""
+    cluster = local_kafka.start(nodes=1, workdir=local_kafka.RUN_DIR / f"pytest-pipeline-fresh-{unique('c')}")
+    try:
+        home = _poisoned_home(tmp_path)
+        topic, group, out = unique("first"), unique("first"), tmp_path / "sink"
+        made = subprocess.run(
+            [
+                *(sys.executable, "-m", "infra.kafka", "produce", "--bootstrap-server", cluster.bootstrap),
+                *("--topic", topic, "--records", "1001", "--partitions", "3"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
+        )
+        assert made.returncode == 0, made.stderr
+        assert "per partition 0: 334, 1: 334, 2: 333" in made.stderr
+
+        result = _to_parquet(
+            *("--bootstrap-server", cluster.bootstrap, "--topic", topic, "--group", group),
+            *("--output", str(out), "--master", "local[1]"),
+            env=_env(home),
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert f"Landed 1001 offsets of 3 partitions in file:{out}" in result.stdout
+        said = result.stdout + result.stderr
+        assert not IVY_SIGNS.search(said), said
+        assert not (home / ".ivy2.5.2").exists() and not (home / ".ivy2").exists()  # Ivy never ran
+        assert committed(cluster.bootstrap, group) == {(topic, 0): 334, (topic, 1): 334, (topic, 2): 333}
+    finally:
+        cluster.stop(grace=0)  # its data is deleted: no controlled shutdown to wait for
 
     # The landed records, read as docs/pipeline.md shows (pyarrow, from the spark extra).
     table = pq.read_table(str(out))
@@ -171,22 +183,3 @@ def test_the_fetched_jars_add_only_what_pyspark_lacks():
     assert f"spark-sql-kafka-0-10_2.13-{pyspark.__version__}.jar" in {j.name for j in fetched.glob("*.jar")}
     assert {"kafka-clients", "spark-token-provider-kafka-0-10_2.13"} <= ours
     assert not ours & {artifact(j) for j in shipped.glob("*.jar")}
-
-
-def test_a_run_right_after_the_broker_starts_waits_out_the_coordinator(tmp_path):
-    """A broker that has just started answers "coordinator load in progress" (or has no
-    coordinator yet) for the group: the run asks again within its timeout instead of failing."""
-    cluster = local_kafka.start(nodes=1, workdir=local_kafka.RUN_DIR / f"pytest-pipeline-fresh-{unique('c')}")
-    try:
-        topic, group, out = unique("fresh"), unique("fresh"), tmp_path / "sink"
-        assert local_kafka.produce(cluster.bootstrap, topic, 30, partitions=2) == {0: 15, 1: 15}
-        # No read of the group first: the job is the first to ask for its coordinator.
-        result = _to_parquet(
-            *("--bootstrap-server", cluster.bootstrap, "--topic", topic, "--group", group),
-            *("--output", str(out), "--master", "local[1]"),
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        assert result.returncode == 0, result.stderr[-3000:]
-        assert committed(cluster.bootstrap, group) == {(topic, 0): 15, (topic, 1): 15}
-    finally:
-        cluster.stop(grace=0)  # its data is deleted: no controlled shutdown to wait for

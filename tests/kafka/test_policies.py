@@ -7,7 +7,8 @@ notices them, when the log is truncated under a committed offset, and when a con
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 import pytest
 
@@ -30,6 +31,7 @@ from tests.kafka_helpers import (
 )
 
 Seen = set[tuple[str, int, int]]
+K = TypeVar("K")  # how a test names its consumers
 
 
 def _consumer(bootstrap: str, group: str, policy: Policy, protocol: str = "classic") -> PolicyConsumer:
@@ -47,7 +49,7 @@ def _consumer(bootstrap: str, group: str, policy: Policy, protocol: str = "class
 
 
 def _drain(
-    consumers: dict[str, PolicyConsumer], seen: dict[str, Seen], partitions: int, idle: float = 2.0
+    consumers: Mapping[K, PolicyConsumer], seen: dict[K, Seen], partitions: int, idle: float = 2.0
 ) -> None:
     """Poll every consumer until each holds ``partitions`` partitions and has delivered every
     record up to the log end of each (``_caught_up``), and none got a record for ``idle``
@@ -112,10 +114,11 @@ def _close(consumers: Iterable[PolicyConsumer]) -> None:
         consumer.close()
 
 
-@pytest.mark.parametrize("protocol", ["classic", "consumer"])
-def test_partition_expansion_loses_nothing_with_to_start_time_and_max_age(broker, ours, protocol):
+def test_partition_expansion_loses_nothing_with_to_start_time_and_max_age(broker, ours):
     """History before the groups start, records while they run, then two partitions added by
-    `kafka-topics --alter` and written to before the groups notice them."""
+    `kafka-topics --alter` and written to before the groups notice them: each policy in a classic
+    group and in a consumer-protocol (KIP-848) group, the eight consumers on one topic and drained
+    together, so that the two protocols' rebalances are waited out at the same time."""
     topic = create_topic(broker.bootstrap, unique("expand"), partitions=2)  # no recorded age
     produce_n(broker.bootstrap, topic, {0: 20, 1: 20})  # history, older than every group
     policies = {
@@ -124,10 +127,13 @@ def test_partition_expansion_loses_nothing_with_to_start_time_and_max_age(broker
         "latest+max_age": Policy.parse("latest", max_age="PT10M"),
         "earliest": Policy.parse("earliest"),
     }
+    protocols = ("classic", "consumer")
     consumers = {
-        n: _consumer(broker.bootstrap, unique(f"expand-{protocol}"), p, protocol) for n, p in policies.items()
+        (protocol, n): _consumer(broker.bootstrap, unique(f"expand-{protocol}"), p, protocol)
+        for protocol in protocols
+        for n, p in policies.items()
     }
-    seen: dict[str, Seen] = {n: set() for n in consumers}
+    seen: dict[tuple[str, str], Seen] = {key: set() for key in consumers}
     try:
         for consumer in consumers.values():
             consumer.subscribe([topic])
@@ -144,21 +150,25 @@ def test_partition_expansion_loses_nothing_with_to_start_time_and_max_age(broker
     finally:
         _close(consumers.values())
 
-    counts = {n: len(s) for n, s in seen.items()}
-    lost = {n: sum(1 for p in (2, 3) for o in range(15) if (topic, p, o) not in s) for n, s in seen.items()}
-    print(f"\n{protocol}: delivered {counts}, lost from the new partitions {lost}")
-    # Plain latest skips every record written to the new partitions before it saw them.
-    assert lost["latest"] == 30
-    assert counts["latest"] == 20 + 20
-    # The start time and the max age both start the new partitions at their first record
-    # and, like latest, skip the history written before the group existed.
-    for name in ("to_start_time", "latest+max_age"):
-        assert lost[name] == 0
-        assert counts[name] == 20 + 30 + 20
-        assert _offsets(seen[name], topic, 0) == list(range(20, 35))
-    # Earliest loses nothing either, but reads the whole history again.
-    assert lost["earliest"] == 0
-    assert counts["earliest"] == 40 + 20 + 30 + 20
+    for protocol in protocols:
+        got = {n: seen[(protocol, n)] for n in policies}
+        counts = {n: len(s) for n, s in got.items()}
+        lost = {
+            n: sum(1 for p in (2, 3) for o in range(15) if (topic, p, o) not in s) for n, s in got.items()
+        }
+        print(f"\n{protocol}: delivered {counts}, lost from the new partitions {lost}")
+        # Plain latest skips every record written to the new partitions before it saw them.
+        assert lost["latest"] == 30, protocol
+        assert counts["latest"] == 20 + 20, protocol
+        # The start time and the max age both start the new partitions at their first record
+        # and, like latest, skip the history written before the group existed.
+        for name in ("to_start_time", "latest+max_age"):
+            assert lost[name] == 0, (protocol, name)
+            assert counts[name] == 20 + 30 + 20, (protocol, name)
+            assert _offsets(got[name], topic, 0) == list(range(20, 35)), (protocol, name)
+        # Earliest loses nothing either, but reads the whole history again.
+        assert lost["earliest"] == 0, protocol
+        assert counts["earliest"] == 40 + 20 + 30 + 20, protocol
 
 
 def test_restarted_consumer_keeps_the_group_start_time(broker):
