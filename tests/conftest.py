@@ -265,6 +265,7 @@ LONGEST = tuple(
         "test_pipeline_cluster",
         "test_pipeline",
         "test_pipeline_service",
+        "test_pipeline_clusters",
         "test_policies",
         "test_pipeline_setup",
         "test_reset_offsets",
