@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from kafka_groups.core.offset_table import LeaderTable, OffsetTable
 
 LIST_OFFSETS_PARTITIONS = 5000  # per ListOffsets request: its decoded answer stays small
-PAGES_AT_ONCE = 8  # DescribeTopicPartitions pages of one topic asked for in one window
-PAGES_IN_FLIGHT = 16  # DescribeTopicPartitions requests in flight at once, over every topic
+PAGES_AT_ONCE = 16  # DescribeTopicPartitions pages of one topic asked for in one window
+PAGES_IN_FLIGHT = 32  # DescribeTopicPartitions requests in flight at once, over every topic
 LATEST, EARLIEST = -1, -2  # ListOffsets' timestamps for the log end and start
 UNKNOWN_TOPIC_OR_PARTITION = 3
 TOPIC_AUTHORIZATION_FAILED = 29
@@ -90,7 +90,7 @@ class PartitionReads(TopicsAccess):
         # Every topic's first page goes out together. A topic with more partitions than a page
         # holds is then read a window of pages at a time, each page starting where the one
         # before it ends (a cursor past the last partition answers no partitions): a topic of
-        # 30,000 partitions takes three rounds of requests, not fifteen. A page that ends
+        # 30,000 partitions takes two rounds of requests, not fifteen. A page that ends
         # early (a broker that gives fewer) is followed by its own cursor.
         queue: deque[tuple[str, int, int | None]] = deque((name, 0, None) for name in names)
         in_flight: deque[tuple[str, int, int | None, Any]] = deque()
