@@ -170,35 +170,11 @@ def reset(bootstrap: str, group: str, topic: str, mode: str) -> None:
     print(f"Saved to {backup}", file=sys.stderr, flush=True)
     if committed(layer, group) != current:  # the re-check right before the commit
         raise SystemExit("the committed offsets changed")
-    from kafka.protocol.consumer import OffsetCommitRequest
-    from kafka.protocol.consumer.group import DEFAULT_GENERATION_ID, UNKNOWN_MEMBER_ID
+    from bench.setup_helpers import offset_commit_request
 
-    # The request ours sends (kafka_groups/access/commits.py, _offset_commit), built here again
-    # on purpose: the reference runs none of our code.
-    topic_type = OffsetCommitRequest.OffsetCommitRequestTopic
-    partition_type = topic_type.OffsetCommitRequestPartition
-    request = OffsetCommitRequest(
-        group_id=group,
-        generation_id_or_member_epoch=DEFAULT_GENERATION_ID,
-        member_id=UNKNOWN_MEMBER_ID,
-        group_instance_id=None,
-        retention_time_ms=-1,
-        topics=[
-            topic_type(
-                name=topic,
-                partitions=[
-                    partition_type(
-                        partition_index=p,
-                        committed_offset=o,
-                        committed_leader_epoch=-1,
-                        committed_metadata="",
-                    )
-                    for (_, p), o in target.items()
-                ],
-            )
-        ],
-        max_version=8,
-    )
+    # The request ours sends (kafka_groups/access/commits.py, _offset_commit), built by the
+    # benchmarks' own helper on purpose: the reference runs none of our code.
+    request = offset_commit_request(group, topic, ((p, o) for (_, p), o in target.items()))
 
     async def commit() -> Any:
         node = (await layer.coordinators([group]))[group]

@@ -107,31 +107,13 @@ def _setup_reset(partitions: int) -> Callable[[str], None]:
 
     def setup(bootstrap: str) -> None:
         from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
-        from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+        from confluent_kafka.admin import AdminClient
+
+        from bench.setup_helpers import grow_topic
 
         topic, group = f"bench-reset-{partitions}", f"bench-reset-{partitions}-group"
         admin = AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 300000})
-        # The controller refuses more than 10,000 records in one operation: grow in steps.
-        step = 5000
-        created = admin.create_topics([NewTopic(topic, min(partitions, step), 1)], operation_timeout=300)
-        try:
-            created[topic].result(600)
-        except Exception as exc:
-            if "TOPIC_ALREADY_EXISTS" not in str(exc):
-                raise
-        for total in range(2 * step, partitions + step, step):
-            current = len(admin.list_topics(topic, timeout=30).topics[topic].partitions)
-            if current < min(total, partitions):
-                grown = admin.create_partitions(
-                    [NewPartitions(topic, min(total, partitions))], operation_timeout=300
-                )
-                grown[topic].result(600)
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            described = admin.list_topics(topic, timeout=30).topics[topic].partitions
-            if len(described) == partitions and all(p.leader >= 0 for p in described.values()):
-                break
-            time.sleep(1)
+        grow_topic(admin, topic, partitions, metadata_timeout_s=30, leaders_within_s=300)
         request = ConsumerGroupTopicPartitions(
             group, [TopicPartition(topic, p, 0) for p in range(partitions)]
         )

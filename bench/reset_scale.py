@@ -19,6 +19,10 @@ the median wall and CPU time and the peak RSS of the command's process. A broker
     python -m infra.kafka start --nodes 3 --workdir .cache/run/scale3     # prints B
     nice -n 10 python -m bench.reset_scale --bootstrap B --partitions 30000 --setup
     nice -n 10 python -m bench.reset_scale --bootstrap B --partitions 30000 --runs 3
+
+``--baseline DIR`` runs ours from another checkout too (``git worktree add DIR COMMIT``), as
+``baseline``, alternating with the others: a change measured against the code before it in
+the same run, on the same cluster and under the same load.
 """
 
 from __future__ import annotations
@@ -97,6 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--without", action="append", default=[], help="leave a command out (Apache, AdminClient)"
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also run ours from another checkout (e.g. the commit before a change), as 'baseline'",
+    )
     args = parser.parse_args(argv)
     bs, n = args.bootstrap, args.partitions
     if args.setup:
@@ -114,13 +123,17 @@ def main(argv: list[str] | None = None) -> int:
     for left_out in args.without:
         commands.pop(left_out, None)
     env = {**our_env(), "KAFKA_TOOLS_STATE_DIR": state}
+    envs = {}
+    if args.baseline:  # the same console script, importing the other checkout's code
+        commands = {"ours": commands["ours"], "baseline": commands["ours"], **commands}
+        envs["baseline"] = {**env, "PYTHONPATH": str(Path(args.baseline).resolve())}
     samples: dict[str, list[Sample]] = {name: [] for name in commands}
     moved: dict[str, list[int]] = {name: [] for name in commands}
     for _ in range(args.runs):
         for name, argv_ in commands.items():
             recommit(bs, n)
             assert landed(bs, n) == 0, "the group was not put back at offset 1"
-            samples[name].append(measure(argv_, env=env))
+            samples[name].append(measure(argv_, env=envs.get(name, env)))
             moved[name].append(landed(bs, n))
     load = os.getloadavg()
     when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

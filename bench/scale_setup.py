@@ -23,11 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.setup_helpers import grow_topic, offset_commit_request  # noqa: E402
+
 GROUPS_TOPIC = "scale-groups"
 GROUPS_TOPIC_PARTITIONS = 10
 RECORDS_PER_PARTITION = 3  # on the groups' topic: every row has a log end offset above its commit
-# The controller refuses more than 10,000 records in one operation: a topic grows in steps.
-GROW_STEP = 5000
 # One OffsetCommit of one group's partitions is one record batch in __consumer_offsets, refused
 # above the topic's max.message.bytes (about 15,000 partitions at 1 MiB): the setup of a large
 # group commits in requests of this many partitions (not atomic; nothing reads it meanwhile).
@@ -57,29 +57,8 @@ def _admin(bootstrap: str) -> Any:
 def ensure_topic(bootstrap: str, topic: str, partitions: int) -> None:
     """``topic`` with ``partitions`` partitions (replication 1, spread over the nodes), every
     partition with a leader."""
-    from confluent_kafka.admin import NewPartitions, NewTopic
-
-    admin = _admin(bootstrap)
-    created = admin.create_topics([NewTopic(topic, min(partitions, GROW_STEP), 1)], operation_timeout=300)
-    try:
-        created[topic].result(600)
-    except Exception as exc:  # made by an earlier run
-        if "TOPIC_ALREADY_EXISTS" not in str(exc):
-            raise
-    for total in range(2 * GROW_STEP, partitions + GROW_STEP, GROW_STEP):
-        current = len(admin.list_topics(topic, timeout=60).topics[topic].partitions)
-        if current < min(total, partitions):
-            grown = admin.create_partitions(
-                [NewPartitions(topic, min(total, partitions))], operation_timeout=300
-            )
-            grown[topic].result(600)
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline:
-        described = admin.list_topics(topic, timeout=60).topics[topic].partitions
-        if len(described) == partitions and all(p.leader >= 0 for p in described.values()):
-            return
-        time.sleep(1)
-    raise TimeoutError(f"{topic}: not every partition has a leader")
+    if not grow_topic(_admin(bootstrap), topic, partitions):
+        raise TimeoutError(f"{topic}: not every partition has a leader")
 
 
 def produce(bootstrap: str, topic: str, partitions: int, per_partition: int) -> None:
@@ -111,33 +90,7 @@ def _client(bootstrap: str) -> Any:
 
 
 def _commit_request(group: str, topic: str, offsets: dict[int, int]) -> Any:
-    from kafka.protocol.consumer import OffsetCommitRequest
-    from kafka.protocol.consumer.group import DEFAULT_GENERATION_ID, UNKNOWN_MEMBER_ID
-
-    topic_type = OffsetCommitRequest.OffsetCommitRequestTopic
-    partition_type = topic_type.OffsetCommitRequestPartition
-    return OffsetCommitRequest(
-        group_id=group,
-        generation_id_or_member_epoch=DEFAULT_GENERATION_ID,
-        member_id=UNKNOWN_MEMBER_ID,
-        group_instance_id=None,
-        retention_time_ms=-1,
-        topics=[
-            topic_type(
-                name=topic,
-                partitions=[
-                    partition_type(
-                        partition_index=p,
-                        committed_offset=o,
-                        committed_leader_epoch=-1,
-                        committed_metadata="",
-                    )
-                    for p, o in offsets.items()
-                ],
-            )
-        ],
-        max_version=8,
-    )
+    return offset_commit_request(group, topic, offsets.items())
 
 
 def commit(bootstrap: str, commits: list[tuple[str, str, dict[int, int]]]) -> None:

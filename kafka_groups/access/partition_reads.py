@@ -17,12 +17,14 @@ partitions and their leaders, as the reads of offsets.py do.
 
 from __future__ import annotations
 
-from collections import defaultdict
+import contextlib
+from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.decode import DESCRIBE_PAGE, _protocol_error
 from kafka_groups.access.naming import _common_reason, _offsets_missing
+from kafka_groups.access.protocol_calls import Rows
 from kafka_groups.access.retry import RETRIABLE_KAFKA_CODES, Deadline, Unavailable
 from kafka_groups.access.topics import TopicsAccess
 from kafka_groups.core.kafka_errors import denied
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     from kafka_groups.core.offset_table import LeaderTable, OffsetTable
 
 LIST_OFFSETS_PARTITIONS = 5000  # per ListOffsets request: its decoded answer stays small
+PAGES_AT_ONCE = 16  # DescribeTopicPartitions pages of one topic asked for in one window
+PAGES_IN_FLIGHT = 32  # DescribeTopicPartitions requests in flight at once, over every topic
 LATEST, EARLIEST = -1, -2  # ListOffsets' timestamps for the log end and start
 UNKNOWN_TOPIC_OR_PARTITION = 3
 TOPIC_AUTHORIZATION_FAILED = 29
@@ -72,7 +76,10 @@ class PartitionReads(TopicsAccess):
         manager = self._protocol.manager
         tables: dict[str, LeaderTable] = {}
 
-        def page(name: str, cursor: Any = None) -> Any:
+        def page(name: str, start: int) -> Any:
+            cursor = None
+            if start:
+                cursor = DescribeTopicPartitionsRequest.Cursor(topic_name=name, partition_index=start)
             request = DescribeTopicPartitionsRequest(
                 topics=[DescribeTopicPartitionsRequest.TopicRequest(name=name)],
                 response_partition_limit=DESCRIBE_PAGE,
@@ -80,10 +87,25 @@ class PartitionReads(TopicsAccess):
             )
             return manager.send(request)
 
-        # One topic's pages follow its cursor, one after another; the topics go together.
-        pending = [(name, page(name)) for name in names]
-        while pending:
-            name, future = pending.pop(0)
+        # Every topic's first page goes out together. A topic with more partitions than a page
+        # holds is then read a window of pages at a time, each page starting where the one
+        # before it ends (a cursor past the last partition answers no partitions): a topic of
+        # 30,000 partitions takes two rounds of requests, not fifteen. A page that ends
+        # early (a broker that gives fewer) is followed by its own cursor.
+        queue: deque[tuple[str, int, int | None]] = deque((name, 0, None) for name in names)
+        in_flight: deque[tuple[str, int, int | None, Any]] = deque()
+        reach: dict[str, int] = {}  # per topic, where the pages asked for so far end
+        ended: set[str] = set()  # topics whose last partition has been read
+
+        def window(name: str, at: int, size: int) -> None:
+            queue.extend((name, at + k * size, at + (k + 1) * size) for k in range(PAGES_AT_ONCE))
+            reach[name] = at + PAGES_AT_ONCE * size
+
+        while queue or in_flight:
+            while queue and len(in_flight) < PAGES_IN_FLIGHT:
+                name, start, end = queue.popleft()
+                in_flight.append((name, start, end, page(name, start)))
+            name, start, end, future = in_flight.popleft()
             response = await self._answer(future, f"the partitions of topic '{name}'")
             for topic in response.topics:
                 if topic.error_code == UNKNOWN_TOPIC_OR_PARTITION:
@@ -103,11 +125,16 @@ class PartitionReads(TopicsAccess):
                 for p in topic.partitions:
                     table.set(p.partition_index, p.leader_id if p.leader_id >= 0 else -1)
             cursor = response.next_cursor
-            if cursor is not None:
-                position = DescribeTopicPartitionsRequest.Cursor(
-                    topic_name=cursor.topic_name, partition_index=cursor.partition_index
-                )
-                pending.append((name, page(name, position)))
+            if cursor is None:
+                ended.add(name)
+                continue
+            at = cursor.partition_index
+            if end is None:  # the first page: the rest in windows of its size
+                window(name, at, max(at - start, 1))
+            elif at < end:  # this page ended early: the rest of its share
+                queue.appendleft((name, at, end))
+            elif end == reach[name] and name not in ended:
+                window(name, end, end - start)
         return tables
 
     def log_offsets_of(
@@ -189,6 +216,7 @@ class PartitionReads(TopicsAccess):
         failures: dict[tuple[str, TopicPartition], str],
         empty_ok: bool,
     ) -> None:
+        from kafka.errors import KafkaError
         from kafka.protocol.consumer.offsets import ListOffsetsRequest
 
         topic_type = ListOffsetsRequest.ListOffsetsTopic
@@ -202,19 +230,38 @@ class PartitionReads(TopicsAccess):
             else:
                 by_leader[leader].append(tp)
         manager = self._protocol.manager
+        for leader in by_leader:  # every leader's connection opens at once (the versions wait for them)
+            with contextlib.suppress(KafkaError):
+                manager.get_connection(leader)
         pending = []
         for leader, tps in by_leader.items():
+            # In partition order, so the answers fill the compact tables in order (their fast path).
+            tps.sort()
+            probe = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[], min_version=1)
+            version = await self._version_on(leader, probe)
+            rows = (
+                None if version is None else Rows(partition_type, version, ("partition_index", "timestamp"))
+            )
             for start in range(0, len(tps), LIST_OFFSETS_PARTITIONS):
                 part = tps[start : start + LIST_OFFSETS_PARTITIONS]
                 by_topic: dict[str, list[Any]] = defaultdict(list)
                 for topic, partition in part:
-                    by_topic[topic].append(partition_type(partition_index=partition, timestamp=spec))
-                request = ListOffsetsRequest(
-                    replica_id=-1,
-                    isolation_level=0,
-                    topics=[topic_type(name=t, partitions=ps) for t, ps in by_topic.items()],
-                    min_version=1,
-                )
+                    by_topic[topic].append(partition)
+                if rows is None:
+                    topics = [
+                        topic_type(
+                            name=t, partitions=[partition_type(partition_index=p, timestamp=spec) for p in ps]
+                        )
+                        for t, ps in by_topic.items()
+                    ]
+                else:
+                    topics = [
+                        topic_type(name=t, partitions=rows.of((p, spec) for p in ps))
+                        for t, ps in by_topic.items()
+                    ]
+                request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=topics, min_version=1)
+                if version is not None:
+                    request.API_VERSION = version
                 pending.append((leader, part, manager.send(request, node_id=leader)))
         for leader, part, future in pending:
             try:

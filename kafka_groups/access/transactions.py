@@ -29,13 +29,16 @@ producer would need a consumer of the group for its metadata and a second client
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.connection import Connection
 from kafka_groups.access.decode import _protocol_error
 from kafka_groups.access.naming import _coordinator_of
+from kafka_groups.access.protocol_calls import Rows
 from kafka_groups.access.retry import Deadline, NotAvailableInTime, Unavailable, describe_error, is_retriable
 from kafka_groups.errors import ClusterError
 
@@ -54,12 +57,15 @@ GROUP_AUTHORIZATION_FAILED = 30
 TOPIC_AUTHORIZATION_FAILED = 29
 INVALID_TRANSACTION_TIMEOUT = 50
 UNSTABLE_OFFSET_COMMIT = 88
+UNSTABLE_REASON = "UNSTABLE_OFFSET_COMMIT"
 # The newest versions driven here: those before KIP-890's (whose epoch bumps a producer of one
 # transaction does not need); every broker since 2.5 takes them.
 INIT_PRODUCER_ID_VERSION = 4
 ADD_OFFSETS_TO_TXN_VERSION = 3
 TXN_OFFSET_COMMIT_VERSION = 3
 END_TXN_VERSION = 3
+# TxnOffsetCommit parts of one transaction in flight together on the coordinator's connection.
+PARTS_IN_FLIGHT = 16
 
 
 def transactional_id(group: str) -> str:
@@ -185,62 +191,71 @@ class TransactionsAccess(Connection):
         txn.started = True
 
     def commit_offsets_in_transaction(
-        self, txn: OffsetsTransaction, offsets: dict[TopicPartition, int]
+        self, txn: OffsetsTransaction, offsets: Mapping[TopicPartition, int]
     ) -> None:
         """One TxnOffsetCommit of ``offsets`` (one batch of the offsets topic) to the group's
-        coordinator. Every partition must take its offset: the first refusal is raised, a
-        ``ClusterError`` naming the partition. Sent again after a lost answer or a moving
-        coordinator until ``--timeout``: within one transaction, offsets committed twice are
-        committed once."""
-        from kafka.protocol.producer.transaction import TxnOffsetCommitRequest
+        coordinator: :meth:`commit_parts_in_transaction` of one part."""
+        self.commit_parts_in_transaction(txn, [list(offsets)], offsets)
 
-        topic_type = TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic
-        partition_type = topic_type.TxnOffsetCommitRequestPartition
-        by_topic: dict[str, list[Any]] = {}
-        for (topic, partition), offset in offsets.items():
-            by_topic.setdefault(topic, []).append(
-                partition_type(
-                    partition_index=partition,
-                    committed_offset=offset,
-                    committed_leader_epoch=-1,
-                    committed_metadata="",
-                )
-            )
-        request = TxnOffsetCommitRequest(
-            transactional_id=txn.transactional_id,
-            group_id=txn.group,
-            producer_id=txn.producer_id,
-            producer_epoch=txn.producer_epoch,
-            generation_id=-1,  # from outside the group, as an admin client commits
-            member_id="",
-            group_instance_id=None,
-            topics=[topic_type(name=name, partitions=parts) for name, parts in by_topic.items()],
-            max_version=TXN_OFFSET_COMMIT_VERSION,
-        )
+    def commit_parts_in_transaction(
+        self,
+        txn: OffsetsTransaction,
+        parts: Sequence[Sequence[TopicPartition]],
+        offsets: Mapping[TopicPartition, int],
+    ) -> None:
+        """One TxnOffsetCommit per part (the partitions of one batch of the offsets topic,
+        committed at their ``offsets``), all in flight together on the connection to the
+        group's coordinator (at most :data:`PARTS_IN_FLIGHT` at once), which takes them in
+        order; each request is built as it goes out. Every partition must take its offset: the
+        first refusal, in the parts' order, is raised, a ``ClusterError`` naming the partition
+        (nothing of the transaction is visible until EndTxn, so the caller aborts it). Parts
+        whose answer was lost or whose coordinator moved are sent again until ``--timeout``:
+        within one transaction, offsets committed twice are committed once."""
         group = txn.group
+        landed: set[int] = set()
 
-        async def send() -> Any:
+        async def send() -> tuple[list[tuple[str, int, int]], str | None]:
+            """The refusal of the first refused part (topic, partition, code), and why parts
+            must be sent again (None: none must)."""
             coordinator = (await self._coordinators_of([group]))[group]
-            return await self._answer(
-                self._protocol.manager.send(request, node_id=coordinator), _coordinator_of([group])
-            )
+            version = await self._version_on(coordinator, _txn_offset_commit(txn, [], {}, None))
+            window: deque[tuple[int, Any]] = deque()
+            refused: dict[int, list[tuple[str, int, int]]] = {}
+            again: list[str] = []
+
+            async def settle() -> None:
+                number, future = window.popleft()
+                try:
+                    answer = await self._answer(future, _coordinator_of([group]))
+                except Unavailable as exc:  # the answer was lost: the part is sent again
+                    again.append(exc.reason)
+                    return
+                failed = _refused(answer)
+                if not failed:
+                    landed.add(number)
+                elif {code for _t, _p, code in failed} <= COORDINATOR_MOVING:
+                    again.append(_protocol_error(failed[0][2]).name)
+                else:
+                    refused[number] = failed
+
+            for number in [n for n in range(len(parts)) if n not in landed]:
+                if len(window) >= PARTS_IN_FLIGHT:
+                    await settle()
+                request = _txn_offset_commit(txn, parts[number], offsets, version)
+                window.append((number, self._protocol.manager.send(request, node_id=coordinator)))
+                del request
+            while window:
+                await settle()
+            return (refused[min(refused)] if refused else []), (again[0] if again else None)
 
         def attempt(_deadline: Deadline) -> None:
-            answer = self._run(send)
-            failed = [
-                (t.name, p.partition_index, p.error_code)
-                for t in answer.topics
-                for p in t.partitions
-                if p.error_code
-            ]
-            if not failed:
-                return
-            codes = {code for _t, _p, code in failed}
-            if codes <= COORDINATOR_MOVING:  # the coordinator moved: send again
+            failed, again = self._run(send)
+            if failed:
+                topic, partition, code = failed[0]
+                raise ClusterError(f"{topic}-{partition}: {_txn_reason(group, code, topic)}")
+            if again is not None:  # the coordinator moved or an answer was lost: send again
                 self._forget_coordinators([group])
-                raise Unavailable(_coordinator_of([group]), _protocol_error(failed[0][2]).name)
-            topic, partition, code = failed[0]
-            raise ClusterError(f"{topic}-{partition}: {_txn_reason(group, code, topic)}")
+                raise Unavailable(_coordinator_of([group]), again)
 
         self._transactional("committing offsets in the transaction", attempt, group)
 
@@ -360,14 +375,37 @@ class TransactionsAccess(Connection):
         a transaction holds offsets for answers UNSTABLE_OFFSET_COMMIT until the transaction
         ends; that is asked again until ``--timeout``, then named. A partition without a
         committed offset is left out; the offsets come as compact tables."""
+        from kafka.errors import KafkaError
+
         groups = list(partitions)
-        found: dict[str, Mapping[TopicPartition, int]] = self._via_protocol(
-            "reading the committed offsets back",
-            self._run,
-            self._stable_fetch,
-            partitions,
-            on_retry=lambda _missing: self._forget_coordinators(groups),
-        )
+        # One partition of each group first, asked again until no transaction holds it: a
+        # transaction's offsets become stable together (the group's coordinator applies the
+        # commit marker to all of them at once), and a small read asked again costs little.
+        # Then the whole read, itself asked again while any partition is still held.
+        probes = {g: [tp] for g, tps in partitions.items() for tp in islice(tps, 1)}
+
+        def attempt(_deadline: Deadline) -> dict[str, Mapping[TopicPartition, int]]:
+            if probes:
+                self._run(self._stable_fetch, probes)
+                probes.clear()
+            found: dict[str, Mapping[TopicPartition, int]] = self._run(self._stable_fetch, partitions)
+            return found
+
+        def after(missing: Unavailable) -> None:
+            if UNSTABLE_REASON in missing.reason:
+                return  # a transaction still ending: the coordinators have not moved
+            self._refresh_protocol_metadata()
+            self._forget_coordinators(groups)
+
+        what = "reading the committed offsets back"
+        try:
+            found: dict[str, Mapping[TopicPartition, int]] = self._retrying(
+                f"an answer for {what}", attempt, after
+            )
+        except KafkaError as exc:
+            if self._deadline is not None and is_retriable(exc):
+                raise
+            raise ClusterError(f"{what} failed: {exc}") from None
         return found
 
     async def _stable_fetch(
@@ -423,7 +461,7 @@ class TransactionsAccess(Connection):
             if pending:
                 raise Unavailable(
                     f"the committed offsets of group '{group}'",
-                    f"a transaction still holds {pending} of them: UNSTABLE_OFFSET_COMMIT",
+                    f"a transaction still holds {pending} of them: {UNSTABLE_REASON}",
                 )
             found[group] = held.settle()
         return found
@@ -462,3 +500,68 @@ def _txn_reason(group: str, code: int, topic: str | None) -> str:
         named = f"topic '{topic}'" if topic else "the topics"
         return f"not authorized: the principal needs READ on {named} (TOPIC_AUTHORIZATION_FAILED)"
     return _protocol_error(code).name
+
+
+def _txn_offset_commit(
+    txn: OffsetsTransaction,
+    partitions: Iterable[TopicPartition],
+    offsets: Mapping[TopicPartition, int],
+    version: int | None,
+) -> Any:
+    """The TxnOffsetCommit of ``partitions`` at their ``offsets``, from outside the group
+    (generation -1, as an admin client commits). ``version``: the one it goes out in, known,
+    so the partitions are built as rows of it (protocol_calls.Rows); None, as objects the layer
+    encodes in any version."""
+    from kafka.protocol.producer.transaction import TxnOffsetCommitRequest
+
+    topic_type = TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic
+    partition_type = topic_type.TxnOffsetCommitRequestPartition
+    by_topic: dict[str, list[tuple[int, int]]] = {}
+    for tp in partitions:
+        by_topic.setdefault(tp[0], []).append((tp[1], offsets[tp]))
+    if version is None:
+        topics = [
+            topic_type(
+                name=name,
+                partitions=[
+                    partition_type(
+                        partition_index=partition,
+                        committed_offset=offset,
+                        committed_leader_epoch=-1,
+                        committed_metadata="",
+                    )
+                    for partition, offset in pairs
+                ],
+            )
+            for name, pairs in by_topic.items()
+        ]
+    else:
+        rows = Rows(
+            partition_type,
+            version,
+            ("partition_index", "committed_offset"),
+            committed_leader_epoch=-1,
+            committed_metadata="",
+        )
+        topics = [topic_type(name=name, partitions=rows.of(pairs)) for name, pairs in by_topic.items()]
+    request = TxnOffsetCommitRequest(
+        transactional_id=txn.transactional_id,
+        group_id=txn.group,
+        producer_id=txn.producer_id,
+        producer_epoch=txn.producer_epoch,
+        generation_id=-1,
+        member_id="",
+        group_instance_id=None,
+        topics=topics,
+        max_version=TXN_OFFSET_COMMIT_VERSION,
+    )
+    if version is not None:
+        request.API_VERSION = version
+    return request
+
+
+def _refused(answer: Any) -> list[tuple[str, int, int]]:
+    """The partitions a TxnOffsetCommit answer refused: (topic, partition, error code)."""
+    return [
+        (t.name, p.partition_index, p.error_code) for t in answer.topics for p in t.partitions if p.error_code
+    ]

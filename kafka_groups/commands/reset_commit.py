@@ -195,11 +195,14 @@ def _in_transaction(
     group = txn.group
     try:
         access.add_offsets_to_transaction(txn)
-        for number, run in enumerate(runs):
-            if number:
-                fault_point("between-chunks")
-                _stop_if_interrupted()
-            access.commit_offsets_in_transaction(txn, {tp: offsets[tp] for tp in run})
+        # The first part alone: a part the broker refuses (a batch over its limit after all)
+        # stops the transaction before the others are sent. Then the rest in flight together,
+        # in order, on the coordinator's connection (each part is its own batch either way).
+        access.commit_parts_in_transaction(txn, runs[:1], offsets)
+        if len(runs) > 1:
+            fault_point("between-chunks")
+            _stop_if_interrupted()
+            access.commit_parts_in_transaction(txn, runs[1:], offsets)
         _recheck_group(access, plan, group, streams)
         fault_point("before-txn-commit")
         _stop_if_interrupted()

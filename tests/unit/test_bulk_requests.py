@@ -1,0 +1,179 @@
+"""The protocol-layer requests of a reset of many partitions, without a broker: partitions built
+as rows of one version (protocol_calls.Rows) encode to the very bytes kafka-python writes for
+its objects, in every version; a topic's DescribeTopicPartitions pages, asked a window at a
+time, read every partition once whatever the topic's size and the broker's page size, in far
+fewer rounds than one page after another."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kafka_groups.access import protocol_layer
+from kafka_groups.access.cluster import KafkaAccess
+from kafka_groups.access.partition_reads import PAGES_AT_ONCE, PAGES_IN_FLIGHT
+from kafka_groups.access.protocol_calls import Rows
+from kafka_groups.settings import ConnectionSettings
+
+protocol_layer.prepare_messages()
+
+
+def _versions(request_type):
+    return range(request_type.min_version, request_type.max_version + 1)
+
+
+@pytest.mark.parametrize("timestamp", [-2, -1, 1_700_000_000_000])
+def test_list_offsets_rows_encode_as_objects_do_in_every_version(timestamp):
+    from kafka.protocol.consumer.offsets import ListOffsetsRequest
+
+    topic_type = ListOffsetsRequest.ListOffsetsTopic
+    partition_type = topic_type.ListOffsetsPartition
+    partitions = [3, 0, 70_000, 1]
+    for version in _versions(ListOffsetsRequest):
+        objects = [partition_type(partition_index=p, timestamp=timestamp) for p in partitions]
+        rows = Rows(partition_type, version, ("partition_index", "timestamp")).of(
+            (p, timestamp) for p in partitions
+        )
+        encoded = [
+            ListOffsetsRequest(
+                replica_id=-1, isolation_level=0, topics=[topic_type(name="orders", partitions=parts)]
+            ).encode(version=version)
+            for parts in (objects, rows)
+        ]
+        assert encoded[0] == encoded[1], version
+
+
+def test_txn_offset_commit_rows_encode_as_objects_do_in_every_version():
+    from kafka.protocol.producer.transaction import TxnOffsetCommitRequest
+
+    topic_type = TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic
+    partition_type = topic_type.TxnOffsetCommitRequestPartition
+    offsets = {0: 0, 5: 12, 9: 2**40}
+    fixed = {"committed_leader_epoch": -1, "committed_metadata": ""}
+    for version in _versions(TxnOffsetCommitRequest):
+        objects = [partition_type(partition_index=p, committed_offset=o, **fixed) for p, o in offsets.items()]
+        rows = Rows(partition_type, version, ("partition_index", "committed_offset"), **fixed).of(
+            offsets.items()
+        )
+        encoded = [
+            TxnOffsetCommitRequest(
+                transactional_id="kafka-group-tools-reset-g",
+                group_id="g",
+                producer_id=7,
+                producer_epoch=1,
+                generation_id=-1,
+                member_id="",
+                group_instance_id=None,
+                topics=[topic_type(name="orders", partitions=parts)],
+            ).encode(version=version)
+            for parts in (objects, rows)
+        ]
+        assert encoded[0] == encoded[1], version
+
+
+class Done:
+    """A request's answer, already there (awaiting it does not suspend)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __await__(self):
+        return self.value
+        yield  # pragma: no cover - makes this a generator
+
+
+class PagingBroker:
+    """Answers DescribeTopicPartitions as a broker does: from the cursor's partition (0 without
+    one), at most ``limit`` partitions, and a next cursor when partitions remain; a cursor past
+    the last partition answers none. Records each request's cursor, and the most requests that
+    were sent without an answer having been taken."""
+
+    def __init__(self, sizes: dict[str, int], limit: int):
+        self.sizes, self.limit = sizes, limit
+        self.starts: list[tuple[str, int]] = []
+        self.outstanding = self.most_outstanding = 0
+
+    def send(self, request, node_id=None):
+        name = request.topics[0].name
+        start = request.cursor.partition_index if request.cursor is not None else 0
+        self.starts.append((name, start))
+        self.outstanding += 1
+        self.most_outstanding = max(self.most_outstanding, self.outstanding)
+        size = self.sizes.get(name)
+        if size is None:
+            topics = [SimpleNamespace(name=name, error_code=3, partitions=[])]
+            return self._answer(topics, None)
+        end = min(size, start + self.limit)
+        partitions = [SimpleNamespace(partition_index=p, leader_id=p % 3) for p in range(start, end)]
+        cursor = SimpleNamespace(topic_name=name, partition_index=end) if end < size else None
+        return self._answer([SimpleNamespace(name=name, error_code=0, partitions=partitions)], cursor)
+
+    def _answer(self, topics, cursor):
+        broker = self
+
+        class Answer:
+            def __await__(self):
+                broker.outstanding -= 1
+                return SimpleNamespace(topics=topics, next_cursor=cursor)
+                yield  # pragma: no cover
+
+        return Answer()
+
+
+def _leaders(sizes: dict[str, int], limit: int):
+    broker = PagingBroker(sizes, limit)
+    access = KafkaAccess(ConnectionSettings("127.0.0.1:9", 1000))
+    access.__dict__["_protocol"] = SimpleNamespace(manager=broker)
+    coro = access._leaders([*sorted(sizes), "missing"])
+    with pytest.raises(StopIteration) as done:
+        coro.send(None)
+    return done.value.value, broker
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), st.integers(0, 12_000), max_size=4),
+    st.sampled_from([7, 500, 2000]),
+)
+def test_paged_leaders_read_every_partition_once_in_few_rounds(sizes, limit):
+    tables, broker = _leaders(sizes, limit)
+    assert set(tables) == set(sizes)  # a topic of no partitions too; no missing one
+    for name, table in tables.items():
+        assert [table[p] for p in range(sizes[name])] == [p % 3 for p in range(sizes[name])]
+    assert broker.most_outstanding <= PAGES_IN_FLIGHT
+    for name, size in sizes.items():
+        pages = -(-size // limit)
+        asked = [start for topic, start in broker.starts if topic == name]
+        assert len(asked) == len(set(asked))  # no page asked twice
+        # the first page, then windows: at most a window's worth of pages past the end
+        assert len(asked) <= max(pages, 1) + PAGES_AT_ONCE
+
+
+def test_a_topic_of_30000_partitions_takes_two_rounds_not_fifteen():
+    _tables, broker = _leaders({"huge": 30_000}, 2000)
+    starts = [start for topic, start in broker.starts if topic == "huge"]
+    # round one: page 0; two: the window after it, which reaches past the last partition
+    assert starts == [2000 * k for k in range(1 + PAGES_AT_ONCE)]
+    assert 2000 * (1 + PAGES_AT_ONCE) >= 30_000
+
+
+def test_a_broker_that_pages_fewer_than_the_first_page_is_followed_by_its_cursor():
+    """A page cut short (another broker of the cluster with a lower page limit) is followed to
+    where the next page of the window starts."""
+
+    class Uneven(PagingBroker):
+        def send(self, request, node_id=None):
+            self.limit = 2000 if request.cursor is None else 500
+            return super().send(request, node_id)
+
+    broker = Uneven({"huge": 9000}, 2000)
+    access = KafkaAccess(ConnectionSettings("127.0.0.1:9", 1000))
+    access.__dict__["_protocol"] = SimpleNamespace(manager=broker)
+    coro = access._leaders(["huge"])
+    with pytest.raises(StopIteration) as done:
+        coro.send(None)
+    table = done.value.value["huge"]
+    assert [table[p] for p in range(9000)] == [p % 3 for p in range(9000)]
