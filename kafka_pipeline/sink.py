@@ -23,7 +23,6 @@ from kafka_pipeline.plan import Range
 
 # A range's path in a listing ("Array(file:/o/topic=t/partition=0/offsets=0-30, ...)").
 _LISTED = re.compile(r"/partition=(\d+)/offsets=(\d+)-(\d+)(?=, |\)$)")
-_STAGED = re.compile(r"/topic=([A-Za-z0-9._-]+)/partition=(\d+)(?=, |\)$)")
 TopicPartition = tuple[str, int]
 
 
@@ -97,17 +96,6 @@ class Sink:
     def clear_staging(self) -> None:
         """Files a stopped run left unpublished; no range refers to them."""
         self.fs.delete(self._staging_root, True)
-
-    def staged(self, staging: str) -> set[TopicPartition]:
-        """The partitions a run's write staged a directory for (one listing)."""
-        statuses = self.fs.globStatus(self._Path(f"{staging}/topic=*/partition=*"))
-        if statuses is None:
-            return set()
-        jvm = self.spark.sparkContext._jvm
-        listed = str(
-            jvm.scala.runtime.ScalaRunTime.stringOf(jvm.org.apache.hadoop.fs.FileUtil.stat2Paths(statuses))
-        )
-        return {(topic, int(partition)) for topic, partition in _STAGED.findall(listed)}
 
     def publish(self, staged: str, tp: TopicPartition, landed: Range) -> bool:
         """Move a staged directory into place as ``landed`` (replacing an unpublished copy).
