@@ -152,9 +152,11 @@ class _Collect(Progress):
         super().__init__(io.StringIO(), 0.0, request, as_json=True)
         self.landings: list[Landing] = []
         self.told: list[float] = []  # when each landing was told (perf_counter)
+        self.cpu: list[float] = []  # the driver's CPU seconds then (driver_cpu)
 
     def tell(self, landing: Landing) -> None:
         self.told.append(time.perf_counter())
+        self.cpu.append(driver_cpu())
         assert landing.status == "landed", landing
         self.landings.append(landing)
 
@@ -162,6 +164,24 @@ class _Collect(Progress):
 class _BackToBack(Service):
     def rest(self, seconds: float) -> None:
         """No wait: the landings follow each other, as under a backlog."""
+
+
+_JVM: list[int | None] = []  # Spark's JVM, this process's child (local mode: the executors too)
+
+
+def driver_cpu() -> float:
+    """CPU seconds used so far by this process and Spark's JVM: steadier than wall time on a
+    machine shared with other work, and in local mode it holds the executors' work too."""
+    if not _JVM:
+        _JVM.append(_jvm_of(os.getpid()))
+    used = time.process_time()
+    if _JVM[0] is not None:
+        try:
+            fields = Path(f"/proc/{_JVM[0]}/stat").read_text().rsplit(")", 1)[1].split()
+            used += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            pass
+    return used
 
 
 def slices(ends: dict[str, int], landings: int) -> list[tuple[dict[str, int], dict[str, int]]]:
@@ -179,11 +199,20 @@ def slices(ends: dict[str, int], landings: int) -> list[tuple[dict[str, int], di
 
 
 def service_landings(
-    spark: Any, bootstrap: str, topic: str, out: str, landings: int, limit: int
+    spark: Any,
+    bootstrap: str,
+    topic: str,
+    out: str,
+    landings: int,
+    limit: int,
+    steps: list[dict[str, float]],
+    cpu: list[float],
 ) -> tuple[float, float]:
     """The --every service over the backlog in 1 + ``landings`` landings back to back, for a new
     group: the first landing's time (the group's creation: its start and policy recorded, the sink
-    listed), and the wall time of the ``landings`` after it, up to the last one's report."""
+    listed), and the wall time of the ``landings`` after it, up to the last one's report. The
+    timed landings' steps (job.StepClock) are added to ``steps``, with ``between``: the time from
+    one landing's report to the next one's start, the service's own."""
     settings = ConnectionSettings(bootstrap, 30_000)
     group = f"bench-service-{uuid.uuid4().hex[:8]}"
     request = job.LandingRequest(settings, (topic,), group, Policy.parse("earliest"), out, max_records=limit)
@@ -193,15 +222,27 @@ def service_landings(
     started = time.perf_counter()
     service.run(limit=landings + 1)
     assert len(collect.landings) == landings + 1 and not collect.landings[-1].report.limited  # type: ignore[union-attr]
+    for landing, told_before, told in zip(
+        collect.landings[1:], collect.told[:-1], collect.told[1:], strict=True
+    ):
+        report = landing.report
+        assert report is not None
+        steps.append({**report.steps, "between": told - told_before - report.seconds})
+    cpu.append(collect.cpu[-1] - collect.cpu[0])
     return collect.told[0] - started, collect.told[-1] - collect.told[0]
 
 
 def plain_slices(
-    spark: Any, bootstrap: str, topic: str, out: str, ranges: list[tuple[dict[str, int], dict[str, int]]]
+    spark: Any,
+    bootstrap: str,
+    topic: str,
+    out: str,
+    ranges: list[tuple[dict[str, int], dict[str, int]]],
+    each: list[float],
 ) -> float:
     started = time.perf_counter()
     for i, (starts, ends) in enumerate(ranges):
-        plain(spark, bootstrap, topic, ends, f"{out}/{i}", starts)
+        each.append(plain(spark, bootstrap, topic, ends, f"{out}/{i}", starts))
     return time.perf_counter() - started
 
 
@@ -383,18 +424,27 @@ def compare_landings(
         f"ours, --every: {opts.landings} landings",
     )
     times: dict[str, list[float]] = {k: [] for k in kinds}
+    cpus: dict[str, list[float]] = {k: [] for k in kinds}
     first_landing: list[float] = []
+    steps: list[dict[str, float]] = []
+    batch_each: list[float] = []  # plain: each of the timed batches
     for i in range(opts.runs + 1):  # the first round warms up both
         order = kinds if i % 2 == 0 else tuple(reversed(kinds))
         got: dict[str, float] = {}
+        used: list[float] = []
         for who in order:
             out = str(scratch / f"{i}-{kinds.index(who)}")
+            cpu_before = driver_cpu()
             if who == kinds[0]:
                 got[who] = plain(spark, bootstrap, topic, timed[-1][1], out, timed[0][0])
             elif who == kinds[1]:
-                got[who] = plain_slices(spark, bootstrap, topic, out, timed)
+                got[who] = plain_slices(spark, bootstrap, topic, out, timed, batch_each if i else [])
             else:
-                start_up, got[who] = service_landings(spark, bootstrap, topic, out, opts.landings, limit)
+                start_up, got[who] = service_landings(
+                    spark, bootstrap, topic, out, opts.landings, limit, steps if i else [], used
+                )
+            if i:
+                cpus[who].append(used.pop() if who == kinds[2] else driver_cpu() - cpu_before)
         shutil.rmtree(scratch, ignore_errors=True)
         if i:
             first_landing.append(start_up)
@@ -403,6 +453,8 @@ def compare_landings(
     med = _medians(times)
     like = (med[kinds[2]] - med[kinds[1]]) / med[kinds[1]] * 100
     whole = (med[kinds[2]] - med[kinds[0]]) / med[kinds[0]] * 100
+    cpu_med = _medians(cpus)
+    cpu_like = (cpu_med[kinds[2]] - cpu_med[kinds[1]]) / cpu_med[kinds[1]] * 100
     where, cores = _where(opts, cluster, spark)
     suffix = f"-cluster{cluster.cores}" if cluster else ""
     section = f"pipeline-service-{_count_label(records)}-{opts.landings}-landings{suffix}"
@@ -422,11 +474,42 @@ def compare_landings(
         + _table(times, timed_records, cores)
         + f"\nThe first landing (a new group: its start and policy recorded, the sink listed) took "
         f"{statistics.median(first_landing):.2f} s (median; {_seconds(first_landing)}).\n"
+        + _steps_table(steps, batch_each)
+        + "\nThe driver's CPU (this process and Spark's JVM, which in local mode runs the tasks), median "
+        "seconds: "
+        + "; ".join(f"{who} {cpu_med[who]:.2f} ({_seconds(cpus[who])})" for who in kinds)
+        + ".\n"
         + f"\n**extra wall time of ours over the same {n} plain batches (median): {like:+.1f}%**\n\n"
+        f"**extra driver CPU of ours over the same {n} plain batches (median): {cpu_like:+.1f}%**\n\n"
         f"**extra wall time of ours over one plain batch of all (median): {whole:+.1f}%** "
         f"(what {n} jobs cost over one, for both)\n\n"
     )
     return {section: text}
+
+
+def _steps_table(steps: list[dict[str, float]], batch_each: list[float]) -> str:
+    """Where a timed landing's time goes, step by step (medians over every timed landing of
+    every round), beside a plain batch's."""
+    if not steps:
+        return ""
+    names = list(dict.fromkeys(k for s in steps for k in s))
+    rows = "".join(
+        f"| {name} | {statistics.median(s.get(name, 0.0) for s in steps) * 1000:.0f} | "
+        f"{max(s.get(name, 0.0) for s in steps) * 1000:.0f} |\n"
+        for name in names
+    )
+    whole = [sum(s.values()) for s in steps]
+    fixed = [sum(v for k, v in s.items() if k != "read and write") for s in steps]
+    return (
+        "\nWhere a timed landing's time goes (job.StepClock; milliseconds, median and max over "
+        f"{len(steps)} landings; `between` is the service's own time from one landing's report to the "
+        "next one's start):\n\n| step | median (ms) | max (ms) |\n|---|---|---|\n"
+        + rows
+        + f"| **all** | {statistics.median(whole) * 1000:.0f} | {max(whole) * 1000:.0f} |\n"
+        + f"| **all but the read and write** | {statistics.median(fixed) * 1000:.0f} | "
+        f"{max(fixed) * 1000:.0f} |\n" + f"| a plain batch (read and write; {len(batch_each)} batches) | "
+        f"{statistics.median(batch_each) * 1000:.0f} | {max(batch_each) * 1000:.0f} |\n"
+    )
 
 
 def _seconds(values: list[float]) -> str:

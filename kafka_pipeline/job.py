@@ -100,6 +100,7 @@ class LandingReport:
     seconds: float = 0.0  # from the start of planning to the end commit
     tasks: int = 0  # the Spark tasks that read the records
     started_ms: int = 0  # when the run began (ms since the epoch)
+    steps: dict[str, float] = field(default_factory=dict)  # seconds per step of the run (StepClock)
 
     @property
     def offsets_landed(self) -> int:
@@ -122,6 +123,20 @@ class LandingReport:
 
 
 INTERRUPT_ON_CANCEL = "spark.job.interruptOnCancel"
+
+
+class StepClock:
+    """The time of each step of a run, in the order they ran: :meth:`mark` ends the step named
+    and begins the next (for ``--debug`` and the benchmark's breakdown of a landing)."""
+
+    def __init__(self) -> None:
+        self.steps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def mark(self, step: str) -> None:
+        now = time.perf_counter()
+        self.steps[step] = self.steps.get(step, 0.0) + now - self._last
+        self._last = now
 
 
 class Abandoned(Exception):
@@ -162,16 +177,18 @@ class StopControl:
             raise Abandoned()
 
     @contextmanager
-    def reading(self, spark: Any) -> Iterator[None]:
+    def reading(self, spark: Any, interrupting: bool = False) -> Iterator[None]:
         """A stop asked before this is over abandons the run: Spark's jobs started inside are
         cancelled, and a read that finished all the same is not published. Once this returns
-        normally, no cancellation can reach what follows."""
+        normally, no cancellation can reach what follows. ``interrupting``: the calling thread
+        already submits its jobs with ``spark.job.interruptOnCancel`` (:class:`SparkWrites`)."""
         self.check()
         context = spark.sparkContext
         # A cancelled task is interrupted, not left to notice on its own: one waiting on a paused
         # broker would otherwise hold its core until Kafka's poll timeout.
-        interrupt = context.getLocalProperty(INTERRUPT_ON_CANCEL)
-        context.setLocalProperty(INTERRUPT_ON_CANCEL, "true")
+        if not interrupting:
+            interrupt = context.getLocalProperty(INTERRUPT_ON_CANCEL)
+            context.setLocalProperty(INTERRUPT_ON_CANCEL, "true")
         done = threading.Event()
         watcher = threading.Thread(
             target=self._cancel_while_asked, args=(context, done), name="landing-stop", daemon=True
@@ -187,7 +204,8 @@ class StopControl:
             with self._lock:
                 done.set()
             watcher.join()
-            context.setLocalProperty(INTERRUPT_ON_CANCEL, interrupt)
+            if not interrupting:
+                context.setLocalProperty(INTERRUPT_ON_CANCEL, interrupt)
         self.check()
 
     def _cancel_while_asked(self, context: Any, done: threading.Event) -> None:
@@ -247,6 +265,7 @@ class Lander:
         self._resolver: Resolver | None = None
         self._seen: set[TopicPartition] | None = None  # partitions the earlier runs found
         self._sink: Sink | None = None
+        self._writes: SparkWrites | None = None
         self._staging_clear = False  # no stopped or failed run can have left staged files
         self._target_named = False  # the cluster written to was said (and confirmed if protected)
 
@@ -275,20 +294,30 @@ class Lander:
 
     def close(self) -> None:
         self.reconnect()
+        if self._writes is not None:
+            writes, self._writes = self._writes, None
+            writes.restore()
 
     def land(self) -> LandingReport:
         started_ms, clock = now_ms(), time.monotonic()
-        report = self._land(f"{started_ms}-{uuid.uuid4().hex[:8]}")
+        steps = StepClock()
+        report = self._land(f"{started_ms}-{uuid.uuid4().hex[:8]}", steps)
         report.started_ms = started_ms
         report.seconds = time.monotonic() - clock
+        report.steps = steps.steps
+        logging.getLogger(__name__).debug(
+            "run %s steps (s): %s", report.run_id, ", ".join(f"{k} {v:.3f}" for k, v in steps.steps.items())
+        )
         return report
 
-    def _land(self, run_id: str) -> LandingReport:
+    def _land(self, run_id: str, steps: StepClock) -> LandingReport:
         request, access, stop = self.request, self.access, self.stop
         stop.check()
         access.forget_metadata()  # each run finds the partitions added since the last one
         partitions = _partitions(access, request.topics)
+        steps.mark("metadata")
         every_offset = access.committed_with_metadata(request.group)
+        steps.mark("committed")
         if not self._target_named:
             # Once per command, before its first write (the group's records, then its commits):
             # the cluster named as the other tools' writes name it, from the metadata just read;
@@ -298,24 +327,29 @@ class Lander:
             with stop.prompt():
                 name_target(access)
             self._target_named = True
+            steps.mark("target")
         # Spark starts before anything is written (the group's start time included): a JVM that
         # cannot start leaves the cluster as it was.
         if self.spark is None:
             self.spark = spark_session(launch=self.launch)
             stop.check()  # asked while Spark started (it takes seconds)
+            steps.mark("spark start")
         spark = self.spark
         if self._resolver is None:
             self._resolver = group_resolver(
                 access, self.registry, request.policy, request.group, bool(every_offset)
             )
+            steps.mark("group start")
         committed = {tp: v for tp, v in every_offset.items() if tp in partitions}
         facts = gather_facts(access, {tp: c[0] for tp, c in committed.items()}, partitions)
+        steps.mark("log offsets")
         if request.policy.needs_partition_age and any(
             f.committed is None or f.out_of_range for f in facts.values()
         ):
             created = partition_ages(access, self.registry, set(request.topics))
             facts = {tp: replace(f, created_ms=created.get(tp)) for tp, f in facts.items()}
         starts, targets = resolve_offsets(access, self._resolver, facts, now_ms())
+        steps.mark("policy")
 
         if self._sink is None:
             self._sink = Sink(spark, request.output)
@@ -324,6 +358,7 @@ class Lander:
         # partition), every published range of the topic may matter: it is listed again.
         sink.forget({tp[0] for tp in partitions if not _own_at(committed.get(tp), starts[tp])})
         published = sink.published(set(request.topics))
+        steps.mark("sink listing")
         plans = {
             tp: plan_partition(committed.get(tp), starts[tp], published.get(tp, []), facts[tp].log_end)
             for tp in partitions
@@ -338,10 +373,12 @@ class Lander:
             {tp: (p.start, p.end) for tp, p in sorted(landing.items())}, request.min_partitions
         )
         report = LandingReport(run_id, sink.uri, tasks=sum(len(t) for t in tasks.values()))
+        steps.mark("plan")
 
         stop.check()  # the last point at which nothing of this run is written
         if not self._staging_clear:
             sink.clear_staging()
+            steps.mark("staging cleared")
         # Ranges a reset replaced go aside first; a straddling one is cut back to the new start.
         for tp, plan in sorted(plans.items()):
             if plan.trim is not None:
@@ -358,21 +395,28 @@ class Lander:
             for tp, p in plans.items()
             if committed.get(tp) != (p.start, own_metadata(p.start, mark))
         }
+        steps.mark("supersede")
         _commit(access, request.group, first)
+        steps.mark("start commit")
 
         if landing:
             self._staging_clear = False
             try:
-                _read_and_publish(spark, sink, request, run_id, landing, stop)
+                if self._writes is None:
+                    self._writes = SparkWrites(spark, request)
+                _read_and_publish(self._writes, sink, run_id, landing, stop, steps)
             except Abandoned:
                 _quietly(sink.clear_staging)
                 raise
         _commit(access, request.group, {tp: (p.end, own_metadata(p.end, mark)) for tp, p in landing.items()})
+        steps.mark("end commit")
         sink.clear_staging()
         self._staging_clear = True
         sink.keep_after({tp: p.end for tp, p in plans.items()})
+        steps.mark("staging cleared")
 
         ends = _log_ends_after(access, set(plans))
+        steps.mark("lag")
         seen, self._seen = self._seen, set(partitions)
         for tp, plan in sorted(plans.items()):
             how = "resumed" if plan.resumed else targets[tp].reason
@@ -426,74 +470,111 @@ def _kafka_options(settings: ConnectionSettings) -> dict[str, str]:
     return options
 
 
+# Session settings of a landing's write. Each task reads one Kafka partition (all of it, or a piece
+# under --min-partitions) and so writes one directory: the sort Spark plans before a partitioned
+# write is skipped.
+WRITE_CONF = {
+    "spark.sql.optimizer.plannedWrite.enabled": "false",
+    "spark.sql.maxConcurrentOutputFileWriters": "4",
+}
+
+
+class SparkWrites:
+    """What every landing's read and write share, made once per :class:`Lander`: the Kafka
+    reader with its constant options, the session settings of :data:`WRITE_CONF` and
+    ``spark.job.interruptOnCancel`` on the driver thread that submits the jobs. The session may
+    be the caller's: :meth:`restore` puts back what was there when the Lander closes. A landing
+    then sets only its offsets: each call into Spark's JVM costs a round trip over py4j (1 to 5
+    ms on a busy machine), and a landing made about 50 of them besides its job."""
+
+    def __init__(self, spark: Any, request: LandingRequest) -> None:
+        self.spark = spark
+        reader = spark.read.format("kafka").options(**_kafka_options(request.settings))
+        if request.min_partitions is not None:
+            reader = reader.option("minPartitions", str(request.min_partitions))
+        self.reader = reader.option("failOnDataLoss", "true")
+        self._conf_before = {k: spark.conf.get(k, None) for k in WRITE_CONF}
+        for key, value in WRITE_CONF.items():
+            spark.conf.set(key, value)
+        self._threads: dict[int, str | None] = {}  # thread id -> its property before
+
+    def interrupting(self) -> bool:
+        """Set ``spark.job.interruptOnCancel`` on this thread (once per thread); True."""
+        thread = threading.get_ident()
+        if thread not in self._threads:
+            context = self.spark.sparkContext
+            self._threads[thread] = context.getLocalProperty(INTERRUPT_ON_CANCEL)
+            context.setLocalProperty(INTERRUPT_ON_CANCEL, "true")
+        return True
+
+    def frame(self, landing: dict[TopicPartition, PartitionPlan]) -> Any:
+        assign: dict[str, list[int]] = {}
+        starting: dict[str, dict[str, int]] = {}
+        ending: dict[str, dict[str, int]] = {}
+        for topic, partition in sorted(landing):
+            assign.setdefault(topic, []).append(partition)
+            starting.setdefault(topic, {})[str(partition)] = landing[(topic, partition)].start
+            ending.setdefault(topic, {})[str(partition)] = landing[(topic, partition)].end
+        # The reader keeps its options: these three replace the previous landing's.
+        return (
+            self.reader.option("assign", json.dumps(assign))
+            .option("startingOffsets", json.dumps(starting))
+            .option("endingOffsets", json.dumps(ending))
+            .load()
+        )
+
+    def restore(self) -> None:
+        """Put back the session's settings and, on this thread, the interruption property (a
+        session already stopped is left alone)."""
+        try:
+            for key, value in self._conf_before.items():
+                if value is None:
+                    self.spark.conf.unset(key)
+                else:
+                    self.spark.conf.set(key, value)
+            before = self._threads.get(threading.get_ident(), "")
+            if before != "":
+                self.spark.sparkContext.setLocalProperty(INTERRUPT_ON_CANCEL, before)
+        except Exception as exc:
+            logging.getLogger(__name__).info("restoring the Spark session's settings failed: %s", exc)
+
+
 def _read_and_publish(
-    spark: Any,
+    writes: SparkWrites,
     sink: Sink,
-    request: LandingRequest,
     run_id: str,
     landing: dict[TopicPartition, PartitionPlan],
     stop: StopControl,
+    steps: StepClock | None = None,
 ) -> None:
-    ordered = sorted(landing)
-    assign: dict[str, list[int]] = {}
-    starting: dict[str, dict[str, int]] = {}
-    ending: dict[str, dict[str, int]] = {}
-    for topic, partition in ordered:
-        assign.setdefault(topic, []).append(partition)
-        starting.setdefault(topic, {})[str(partition)] = landing[(topic, partition)].start
-        ending.setdefault(topic, {})[str(partition)] = landing[(topic, partition)].end
-    reader = spark.read.format("kafka").options(**_kafka_options(request.settings))
-    if request.min_partitions is not None:
-        reader = reader.option("minPartitions", str(request.min_partitions))
-    frame = (
-        reader.option("assign", json.dumps(assign))
-        .option("startingOffsets", json.dumps(starting))
-        .option("endingOffsets", json.dumps(ending))
-        .option("failOnDataLoss", "true")
-        .load()
-    )
+    spark, ordered = writes.spark, sorted(landing)
+    steps = steps or StepClock()
+    frame = writes.frame(landing)
     staging = sink.staging(run_id)
+    steps.mark("read set-up")
     # Written as the sink lays ranges out (topic=T/partition=P), so that each staged directory
-    # is one range. Each task reads one Kafka partition (all of it, or a piece under
-    # --min-partitions) and so writes one directory: the sort Spark plans before a partitioned
-    # write is skipped.
-    with (
-        _session_conf(
-            spark,
-            {
-                "spark.sql.optimizer.plannedWrite.enabled": "false",
-                "spark.sql.maxConcurrentOutputFileWriters": "4",
-            },
-        ),
-        stop.reading(spark),
-    ):
+    # is one range.
+    with stop.reading(spark, interrupting=writes.interrupting()):
         frame.write.mode("overwrite").partitionBy("topic", "partition").parquet(staging)
-        written = sink.staged(staging)
-        for topic, partition in ordered:
-            if (topic, partition) not in written:
-                # Nothing readable in the range (compacted away, or only transaction markers).
-                staged = f"{staging}/topic={topic}/partition={partition}"
-                spark.createDataFrame([], frame.drop("topic", "partition").schema).write.parquet(staged)
+        steps.mark("read and write")
+    steps.mark("read set-up")
     # Publication and the end commit are not interrupted: a stop asked from here on waits for them.
+    empty = []
     for tp in ordered:
-        plan = landing[tp]
-        sink.publish(f"{staging}/topic={tp[0]}/partition={tp[1]}", tp, Range(plan.start, plan.end))
-
-
-@contextmanager
-def _session_conf(spark: Any, settings: dict[str, str]) -> Iterator[None]:
-    """Session settings for one write, restored afterwards (the session may be the caller's)."""
-    before = {k: spark.conf.get(k, None) for k in settings}
-    for key, value in settings.items():
-        spark.conf.set(key, value)
-    try:
-        yield
-    finally:
-        for key, value in before.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
+        staged, plan = f"{staging}/topic={tp[0]}/partition={tp[1]}", landing[tp]
+        if not sink.publish(staged, tp, Range(plan.start, plan.end)):
+            empty.append(tp)
+    steps.mark("publish")
+    for tp in empty:
+        # Nothing readable in the range (compacted away, or only transaction markers): an empty
+        # file stands for it. Published after the others; a failure here leaves the ranges
+        # published so far for the next run to adopt, as a stop between renames would.
+        staged, plan = f"{staging}/topic={tp[0]}/partition={tp[1]}", landing[tp]
+        spark.createDataFrame([], frame.drop("topic", "partition").schema).write.parquet(staged)
+        if not sink.publish(staged, tp, Range(plan.start, plan.end)):
+            raise OSError(f"could not stage an empty range at {staged}")
+    if empty:
+        steps.mark("empty ranges")
 
 
 def _trim(spark: Any, sink: Sink, run_id: str, tp: TopicPartition, old: Range, keep_before: int) -> None:
@@ -505,5 +586,6 @@ def _trim(spark: Any, sink: Sink, run_id: str, tp: TopicPartition, old: Range, k
         staged = f"{sink.staging(run_id)}/trim-{tp[0]}-{tp[1]}"
         frame = spark.read.parquet(sink.range_path(tp, old).toString())
         frame.where(F.col("offset") < keep_before).write.mode("overwrite").parquet(staged)
-        sink.publish(staged, tp, kept)
+        if not sink.publish(staged, tp, kept):
+            raise OSError(f"could not stage the kept part of {tp[0]}-{tp[1]} at {staged}")
     sink.supersede(run_id, tp, old)

@@ -23,7 +23,6 @@ from kafka_pipeline.plan import Range
 
 # A range's path in a listing ("Array(file:/o/topic=t/partition=0/offsets=0-30, ...)").
 _LISTED = re.compile(r"/partition=(\d+)/offsets=(\d+)-(\d+)(?=, |\)$)")
-_STAGED = re.compile(r"/topic=([A-Za-z0-9._-]+)/partition=(\d+)(?=, |\)$)")
 TopicPartition = tuple[str, int]
 
 
@@ -36,6 +35,7 @@ class Sink:
         self.fs = self.root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
         self.fs.mkdirs(self.root)
         self.uri = self.fs.makeQualified(self.root).toString()
+        self._staging_root = self._Path(self.root, "_staging")
         self._known: dict[str, dict[TopicPartition, set[Range]]] = {}  # topic -> its ranges
         self._made: set[TopicPartition] = set()  # partitions whose directory this Sink made
 
@@ -45,7 +45,8 @@ class Sink:
         )
 
     def staging(self, run_id: str) -> str:
-        return str(self._Path(self.root, f"_staging/{run_id}").toString())
+        """A run's staging directory (made in Python: no call into the JVM)."""
+        return f"{self.uri.rstrip('/')}/_staging/{run_id}"
 
     def published(self, topics: set[str]) -> dict[TopicPartition, list[Range]]:
         """The published ranges of each partition of ``topics`` that this Sink has not let go of
@@ -94,34 +95,39 @@ class Sink:
 
     def clear_staging(self) -> None:
         """Files a stopped run left unpublished; no range refers to them."""
-        self.fs.delete(self._Path(self.root, "_staging"), True)
+        self.fs.delete(self._staging_root, True)
 
-    def staged(self, staging: str) -> set[TopicPartition]:
-        """The partitions a run's write staged a directory for (one listing)."""
-        statuses = self.fs.globStatus(self._Path(f"{staging}/topic=*/partition=*"))
-        if statuses is None:
-            return set()
-        jvm = self.spark.sparkContext._jvm
-        listed = str(
-            jvm.scala.runtime.ScalaRunTime.stringOf(jvm.org.apache.hadoop.fs.FileUtil.stat2Paths(statuses))
-        )
-        return {(topic, int(partition)) for topic, partition in _STAGED.findall(listed)}
-
-    def publish(self, staged: str, tp: TopicPartition, landed: Range) -> None:
-        """Move a staged directory into place as ``landed`` (replacing an unpublished copy)."""
+    def publish(self, staged: str, tp: TopicPartition, landed: Range) -> bool:
+        """Move a staged directory into place as ``landed`` (replacing an unpublished copy).
+        False, with nothing published, when there is no such staged directory: the write
+        staged nothing for the range (the caller stages an empty file and publishes again).
+        The directory is not looked for beforehand: a rename that fails is (3 calls into the
+        JVM per range where all went well, against a listing of the staging directory)."""
         target = self.range_path(tp, landed)
         known = self._known.get(tp[0])
         there = landed in known.get(tp, ()) if known is not None else bool(self.fs.exists(target))
+        source = self._Path(staged)
         if there:  # published by a run that stopped before committing
-            self.fs.delete(self._Path(staged), True)
+            self.fs.delete(source, True)
             self._remember(tp, landed, True)
-            return
+            return True
         if tp not in self._made:
             self.fs.mkdirs(target.getParent())
             self._made.add(tp)
-        if not self.fs.rename(self._Path(staged), target):
+        try:
+            # Hadoop's local file system answers a missing source with an exception (its rename
+            # falls back to a copy); HDFS answers False.
+            moved = bool(self.fs.rename(source, target))
+        except Exception:
+            if not self.fs.exists(source):
+                return False
+            raise
+        if not moved:
+            if not self.fs.exists(source):
+                return False
             raise OSError(f"could not publish {staged} as {target.toString()}")
         self._remember(tp, landed, True)
+        return True
 
     def supersede(self, run_id: str, tp: TopicPartition, old: Range) -> None:
         source = self.range_path(tp, old)

@@ -440,8 +440,8 @@ def test_bounded_runs_resume_without_gaps_or_duplicates(cluster, spark, tmp_path
 
 
 def test_the_sink_lists_what_was_staged_and_published_through_hadoop(spark, tmp_path):
-    """Sink.staged and Sink.published read one listing each through Hadoop's FileSystem: a
-    partition the write staged nothing for (a range of transaction markers only) is missing."""
+    """Sink.published reads one listing through Hadoop's FileSystem (staged directories and
+    names that are not ranges are not published ranges)."""
     from kafka_pipeline.plan import Range
     from kafka_pipeline.sink import Sink
 
@@ -453,9 +453,67 @@ def test_the_sink_lists_what_was_staged_and_published_through_hadoop(spark, tmp_
         (tmp_path / folder).mkdir(parents=True)
     (tmp_path / "topic=t.x/partition=3/offsets=7-9x").mkdir()
     sink = Sink(spark, str(tmp_path))
-    assert sink.staged(sink.staging("r1")) == {("t.x", 0), ("t.x", 2)}
-    assert sink.staged(sink.staging("r2")) == set()
     assert sink.published({"t.x", "other"}) == {("t.x", 3): [Range(0, 7)]}
+
+
+def test_publication_of_a_missing_staged_directory_moves_nothing(spark, tmp_path):
+    """Sink.publish does not list the staging directory first: a staged directory that is not
+    there (the write staged nothing for the range) is answered False, and nothing is published."""
+    from kafka_pipeline.plan import Range
+    from kafka_pipeline.sink import Sink
+
+    sink = Sink(spark, str(tmp_path))
+    staging = sink.staging("r1")
+    (tmp_path / "_staging/r1/topic=t.x/partition=0").mkdir(parents=True)
+    (tmp_path / "_staging/r1/topic=t.x/partition=0/part-0.parquet").write_bytes(b"x")
+    sink.published({"t.x"})
+    assert sink.publish(f"{staging}/topic=t.x/partition=0", ("t.x", 0), Range(0, 5)) is True
+    assert sink.publish(f"{staging}/topic=t.x/partition=1", ("t.x", 1), Range(0, 5)) is False
+    assert (tmp_path / "topic=t.x/partition=0/offsets=0-5/part-0.parquet").read_bytes() == b"x"
+    assert not (tmp_path / "topic=t.x/partition=1/offsets=0-5").exists()
+    assert sink.published({"t.x"}) == {("t.x", 0): [Range(0, 5)]}
+
+
+def test_a_range_with_nothing_readable_is_published_empty_and_committed(
+    cluster, spark, tmp_path, monkeypatch
+):
+    """A range the write stages nothing for (here: partition 1's records left out of the frame, as
+    a range of transaction markers only reads nothing) is published as an empty file after the
+    others, and the group moves past it; the next landing goes on from there."""
+    from pyspark.sql import functions as F
+
+    topic, group, out = (
+        create_topic(cluster.bootstrap, unique("emptyrange"), partitions=3),
+        unique("emptyrange"),
+        tmp_path / "o",
+    )
+    produce_n(cluster.bootstrap, topic, {0: 10, 1: 10, 2: 10})
+    request = _request(cluster, topic, group, out)
+    real = job.SparkWrites.frame
+
+    def without_partition_1(self, landing):
+        return real(self, landing).where(F.col("partition") != 1)
+
+    monkeypatch.setattr(job.SparkWrites, "frame", without_partition_1)
+    lander = Lander(request, spark)
+    try:
+        first = lander.land()
+        monkeypatch.undo()
+        produce_n(cluster.bootstrap, topic, {0: 2, 1: 3, 2: 0})
+        second = lander.land()
+    finally:
+        lander.close()
+    assert "empty ranges" in first.steps and "empty ranges" not in second.steps
+    assert [(p.partition, p.start, p.end) for p in first.partitions] == [(0, 0, 10), (1, 0, 10), (2, 0, 10)]
+    assert [(p.partition, p.start, p.end) for p in second.partitions] == [
+        (0, 10, 12),
+        (1, 10, 13),
+        (2, 10, 10),
+    ]
+    assert committed(cluster.bootstrap, group) == {(topic, 0): 12, (topic, 1): 13, (topic, 2): 10}
+    assert pq.read_table(str(out / f"topic={topic}/partition=1/offsets=0-10")).num_rows == 0
+    assert _landed(out) == _expected({0: 12, 1: 13, 2: 10}, {1: 10})
+    assert not (out / "_staging").exists()
 
 
 class ServiceProcess:

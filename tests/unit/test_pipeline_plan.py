@@ -70,12 +70,3 @@ def test_the_sinks_listing_is_read_from_the_one_string_the_jvm_gives():
     )
     assert _LISTED.findall(listed) == [("0", "0", "30"), ("12", "30", "45"), ("1", "9", "12")]
     assert _LISTED.findall("Array()") == []
-
-
-def test_the_staged_partitions_are_read_from_the_one_string_the_jvm_gives():
-    from kafka_pipeline.sink import _STAGED
-
-    listed = (
-        "Array(file:/o/_staging/1-a/topic=or.ders_1/partition=0, file:/o/_staging/1-a/topic=t/partition=12)"
-    )
-    assert _STAGED.findall(listed) == [("or.ders_1", "0"), ("t", "12")]
