@@ -228,7 +228,7 @@ class RateTracker:
         past_values = [old.values[i] for i in usable] if old is not None else []
         # The sample before this refresh counts for the lag delta only when it is the latest kept.
         whole = old is not None and len(usable) == len(old.times)
-        for row, (sample, key) in enumerate(zip(rows, keys, strict=True)):
+        for sample, key in zip(rows, keys, strict=True):
             seen_now = _Seen(at_s, sample.current_offset, sample.log_end_offset, sample.lag)
             at = where.get(key)
             history: list[_Seen] = []

@@ -282,7 +282,9 @@ class _PlainTracker:
     compact history (RateTracker) must agree with."""
 
     def __init__(self) -> None:
-        self.history: dict[tuple[str, str, int], tuple[tuple[float, int | None, int | None, int | None], ...]] = {}
+        self.history: dict[
+            tuple[str, str, int], tuple[tuple[float, int | None, int | None, int | None], ...]
+        ] = {}
 
     def update(self, at_s, samples):
         from kafka_groups.core.watch import _rate, _Seen
@@ -307,7 +309,9 @@ class _PlainTracker:
 
 
 _offset = st.one_of(st.none(), st.integers(0, 50), st.integers(2**40, 2**40 + 3))
-_row = st.tuples(st.sampled_from(["g1", "g2", "g3"]), st.sampled_from(["t", "u"]), st.integers(0, 3), _offset, _offset)
+_row = st.tuples(
+    st.sampled_from(["g1", "g2", "g3"]), st.sampled_from(["t", "u"]), st.integers(0, 3), _offset, _offset
+)
 _refresh = st.tuples(st.sampled_from([0.0, 0.5, 1.0, 2.5]), st.lists(_row, max_size=10), st.integers(1, 3))
 
 
@@ -349,3 +353,45 @@ def test_an_idle_group_keeps_one_array_of_offsets_whatever_the_window():
     assert len(kept.values) == RATE_WINDOW and len({id(v) for v in kept.values}) == 1
     tracker.update(99.0, [sample(6, 9, partition=p) for p in range(10)])
     assert len({id(v) for v in tracker._history["g"].values}) == 2
+
+
+@given(st.lists(st.integers(0, 4), max_size=6), st.lists(st.sampled_from(["gone", "né", 'q"x']), max_size=3))
+def test_a_refresh_written_in_parts_is_the_line_of_the_whole_document(sizes, missing):
+    """JSON Lines of a watch of many groups are written part by part (render/watch_sinks.Parts):
+    the line is the same characters as the whole document's, whatever the parts (empty ones too)."""
+    import io
+
+    from kafka_groups.render.watch_sinks import JsonLines
+
+    tracker = RateTracker()
+    groups, parts = [], []
+    for i, size in enumerate(sizes):
+        part = []
+        for j in range(size):
+            name = f"g{i}-{j}é"
+            part.append(WatchedGroup(name, "Empty", tuple(tracker.update(1.0, [sample(1, 3, group=name)]))))
+        parts.append(part)
+        groups += part
+    base = {"timestamp_ms": 1_700_000_000_123, "elapsed_s": 2.5, "interval_s": 2.0}
+    whole = json_line(describe_json(DescribeFrame(**base, groups=tuple(groups), missing=tuple(missing))))
+    out = io.StringIO()
+    written = JsonLines(out).parts(DescribeFrame(**base))
+    assert written is not None
+    for part in parts:
+        written.add(part, None)
+        assert out.getvalue() == ""  # nothing reaches the stream before the refresh is complete
+    written.end(missing)
+    assert out.getvalue() == whole
+
+
+def test_a_refresh_that_fails_half_way_writes_nothing_of_it():
+    import io
+
+    from kafka_groups.render.watch_sinks import JsonLines
+
+    out = io.StringIO()
+    written = JsonLines(out).parts(_frame())
+    assert written is not None
+    written.add(_frame().groups, None)
+    written.close()  # the refresh failed: its failure is shown instead
+    assert out.getvalue() == ""
