@@ -242,13 +242,17 @@ def streamed_consumer_health(
     missing_note: Callable[[list[str]], str | None],
     shown: Callable[[HealthResult], None],
     chunk: int,
+    listed: list[str] | None = None,
 ) -> HealthResult:
     """The radar of many consumer groups, ``chunk`` groups at a time in the describe order (the
     sorted ids), each chunk's result handed to ``shown`` as it is made. Returns what the
     outcome needs, and no more: the groups with a partition lost, at risk or unknown, each with
     those partitions only (the exit status, the summary line and the count of partitions not
-    checked come from them), the missing groups and the notes."""
+    checked come from them), the missing groups and the notes; ``listed``: the listing ``ids``
+    were chosen from, in the brokers' order (commands/select.unordered_consumer_group_ids)."""
     from dataclasses import replace
+
+    from kafka_groups.commands.select import as_given
 
     ordered = java_sorted(ids)
     if len(ordered) > chunk:
@@ -267,8 +271,7 @@ def streamed_consumer_health(
             flagged = tuple(p for p in group.partitions if p.status in _FLAGGED)
             if flagged:
                 kept.append(replace(group, partitions=flagged))
-    order = {g: i for i, g in enumerate(dict.fromkeys(ids))}
-    missing.sort(key=order.__getitem__)
+    as_given(missing, ids, listed or [])
     return HealthResult(tuple(kept), now, tuple(missing), missing_note(missing), tuple(notes))
 
 

@@ -163,11 +163,11 @@ class _DescribeWatch:
         (``Sink.parts``): memory holds one part's rows and the rate window's compact history,
         whatever the number of groups. The live view shows whole frames, and gets them."""
         from kafka_groups.commands.describe_groups import STREAM_CHUNK
-        from kafka_groups.commands.select import consumer_group_ids
+        from kafka_groups.commands.select import as_given, unordered_consumer_group_ids
         from kafka_groups.core.describe import java_sorted
 
         request = self.request
-        given = consumer_group_ids(access, request.selection)
+        given, listed = unordered_consumer_group_ids(access, request.selection)
         ids = java_sorted(given)
         parts = sink.parts(DescribeFrame(now_ms, elapsed, interval))
         kept: list[WatchedGroup] = []
@@ -191,8 +191,7 @@ class _DescribeWatch:
                     if lag_times is not None:
                         stamps.update(lag_times.timestamps)
             self.tracker.end()
-            order = {g: i for i, g in enumerate(dict.fromkeys(given))}
-            missing.sort(key=order.__getitem__)  # named as given
+            as_given(missing, given, listed)  # named as the one-shot describe names them
             self.last_ms = now_ms
             if parts is not None:
                 parts.end(missing)
