@@ -182,14 +182,15 @@ class _DescribeWatch:
                     access, ids[start : start + STREAM_CHUNK], View.OFFSETS, []
                 )
                 missing.extend(gone)
-                groups = self._watched(described, lag_times)
-                if parts is not None:
-                    parts.add(groups, DescribeResult(View.OFFSETS, False, tuple(described), (), lag_times))
-                else:
-                    kept.extend(groups)
-                    every.extend(described)
-                    if lag_times is not None:
-                        stamps.update(lag_times.timestamps)
+                if parts is not None:  # group by group: one group's rates and lines at a time
+                    for one in described:
+                        result = DescribeResult(View.OFFSETS, False, (one,), (), lag_times)
+                        parts.add(self._watched([one], lag_times), result)
+                    continue
+                kept.extend(self._watched(described, lag_times))
+                every.extend(described)
+                if lag_times is not None:
+                    stamps.update(lag_times.timestamps)
             self.tracker.end()
             as_given(missing, given, listed)  # named as the one-shot describe names them
             self.last_ms = now_ms

@@ -52,7 +52,7 @@ def parse_interval(raw: str | None) -> float:
     return seconds
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per partition of every group watched
 class PartitionSample:
     """One partition of one group as one refresh read it."""
 
@@ -75,7 +75,7 @@ class CatchUp(str, enum.Enum):
     UNKNOWN = "unknown"  # no lag or no rates yet
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per partition of every group watched
 class PartitionWatch:
     """A sample with what changed since the refreshes before it."""
 
