@@ -3,6 +3,8 @@ record from Fetch bytes, on plain data and record batches built here."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given
 from hypothesis import strategies as st
 from kafka.record.memory_records import MemoryRecordsBuilder
@@ -268,7 +270,7 @@ def test_a_streamed_radar_checks_its_groups_in_parts_of_bounded_rows(sizes, rows
     parts = split_by_rows(ids, sizes, rows)
     assert [g for part in parts for g in part] == ids
     assert all(part for part in parts) or parts == [[]]
-    for part, following in zip(parts, parts[1:], strict=False):
+    for part, following in pairwise(parts):
         total = sum(size[g] for g in part)
         assert total <= rows or len(part) == 1
         assert total + size[following[0]] > rows
