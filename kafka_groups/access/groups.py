@@ -91,12 +91,14 @@ class GroupsAccess(Connection):
             for g in raw
         ]
 
-    def consumer_group_ids(self) -> list[str]:
-        """Every consumer group (classic and consumer protocol), as ``--all-groups`` means it."""
+    def consumer_group_ids(self, ordered: bool = True) -> list[str]:
+        """Every consumer group (classic and consumer protocol), as ``--all-groups`` means it: in
+        the Apache tool's listing order, or (``ordered`` false, for a describe, which sorts them)
+        in the brokers' own, which ``core.javaorder.string_keys_order`` turns into the first."""
         from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
 
         listed = self.list_groups(frozenset(CONSUMER_GROUP_TYPES))
-        return [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset())]
+        return [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset(), ordered)]
 
     # -- describe ------------------------------------------------------------------------
     def describe_groups(

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
-from kafka_groups.commands.select import consumer_group_ids
+from kafka_groups.commands.select import as_given, consumer_group_ids, unordered_consumer_group_ids
 from kafka_groups.commands.session import cluster_session, describing
 from kafka_groups.core.describe import (
     DescribedGroup,
@@ -116,7 +116,7 @@ class DescribeGroupsRequest:
         described = 0
         ends: dict[TopicPartition, int | None] = {}
         with cluster_session(self.connection) as access:
-            given = consumer_group_ids(access, self.selection)
+            given, listed = unordered_consumer_group_ids(access, self.selection)
             ids = java_sorted(given)
             chunks = [ids[start : start + STREAM_CHUNK] for start in range(0, len(ids), STREAM_CHUNK)]
             if len(chunks) > 1:
@@ -141,8 +141,7 @@ class DescribeGroupsRequest:
         # as the whole describe is: their memory is given back before its rows are laid out.
         if last is not None:
             show(last)
-        order = {g: i for i, g in enumerate(dict.fromkeys(given))}
-        missing.sort(key=order.__getitem__)  # named as given, as the whole describe names them
+        as_given(missing, given, listed)  # named as the whole describe names them
         failure = None
         if missing:
             message = _missing_message(missing) or ""
@@ -174,13 +173,14 @@ class DescribeGroupsRequest:
 
         if show is not None and resolve_format(self.output, sys.stdout) is OutputFormat.TEXT:
             with cluster_session(self.connection) as access:
-                ids = consumer_group_ids(access, self.selection)
+                ids, listed = unordered_consumer_group_ids(access, self.selection)
                 result = streamed_consumer_health(
                     access,
                     ids,
                     _missing_message,
                     lambda chunk: show(Outcome(chunk, self.output, streamed=True)),
                     STREAM_CHUNK,
+                    listed,
                 )
             return replace(health_outcome(result, self.output), shown=True)
         with describing("consumer groups", self.connection, self.selection.lists) as access:

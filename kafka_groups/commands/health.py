@@ -5,10 +5,17 @@ creation times, the groups' recorded policies and starts) in batches, then class
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kafka_groups.core.describe import DescribedGroup, LagTimes, OffsetRow, TopicPartition, java_sorted
+from kafka_groups.core.describe import (
+    Committed,
+    DescribedGroup,
+    LagTimes,
+    OffsetRow,
+    TopicPartition,
+    java_sorted,
+)
 from kafka_groups.core.health import (
     GroupHealth,
     GroupPolicy,
@@ -50,17 +57,19 @@ def gather_health(
     creation_times: Mapping[str, int | None],
     now_ms: int,
     notes: list[str],
+    committed: Mapping[str, Mapping[TopicPartition, Committed]] | None = None,
 ) -> list[GroupHealth]:
     """The radar of the described groups: ``states`` (group -> state, in output order),
     ``owners`` (group -> partition -> the member assigned it), ``creation_times`` (group -> the
     broker's creation time, KIP-1282, where known); what it could do without and could not
-    read goes to ``notes``."""
+    read goes to ``notes``; ``committed``: the groups' committed offsets, when read already."""
     from kafka_groups.access.policy_io import group_starts, partition_ages
     from kafka_groups.access.registry import CreationRegistry
     from kafka_groups.access.retention import partition_sizes, retention_of
 
     groups = list(states)
-    committed = access.committed_offsets(groups)
+    if committed is None:
+        committed = access.committed_offsets(groups)
     topics = {t for g in groups for t, _ in committed.get(g, {})} | {
         t for g in groups for t, _ in owners.get(g, {})
     }
@@ -225,15 +234,48 @@ def consumer_health(
     access: KafkaAccess, ids: list[str], missing_note: Callable[[list[str]], str | None]
 ) -> HealthResult:
     """The radar of consumer groups (``--describe --health``), in the describe order."""
+    (result,) = _consumer_health_parts(access, ids, missing_note, None)
+    return result
+
+
+def split_by_rows(ids: list[str], sizes: list[int], rows: int | None) -> list[list[str]]:
+    """``ids`` in runs of consecutive ids whose ``sizes`` add up to at most ``rows`` (one larger
+    than that alone); None: one run. Never an empty run, but for no ids at all."""
+    parts: list[list[str]] = [[]]
+    held = 0
+    for g, size in zip(ids, sizes, strict=True):
+        if rows is not None and parts[-1] and held + size > rows:
+            parts.append([])
+            held = 0
+        parts[-1].append(g)
+        held += size
+    return parts
+
+
+def _consumer_health_parts(
+    access: KafkaAccess, ids: list[str], missing_note: Callable[[list[str]], str | None], rows: int | None
+) -> Iterator[HealthResult]:
+    """The radar of ``ids`` in the describe order, as results of consecutive groups holding about
+    ``rows`` partitions each (a group larger than that alone; None: one result). The missing
+    groups and the notes come with the first; the groups are described and their offsets read
+    once for all of them."""
     found, missing = access.describe_groups(ids, detailed=access.supports_group_creation_time())
     ordered = java_sorted(found)
-    owners = {g: {tp: m.member_id for m in found[g].members for tp in m.assignment} for g in ordered}
-    states = {g: found[g].state for g in ordered}
-    times = {g: found[g].creation_time_ms for g in ordered}
-    now = _now()
-    notes: list[str] = []
-    groups = gather_health(access, states, "consumer", owners, times, now, notes)
-    return HealthResult(tuple(groups), now, tuple(missing), missing_note(missing), tuple(notes))
+    committed = access.committed_offsets(ordered)
+    sizes = [
+        len(committed.get(g, {}).keys() | {tp for m in found[g].members for tp in m.assignment})
+        for g in ordered
+    ]
+    for index, part in enumerate(split_by_rows(ordered, sizes, rows)):
+        owners = {g: {tp: m.member_id for m in found[g].members for tp in m.assignment} for g in part}
+        states = {g: found[g].state for g in part}
+        times = {g: found[g].creation_time_ms for g in part}
+        now = _now()
+        notes: list[str] = []
+        held_offsets = {g: committed[g] for g in part if g in committed}
+        groups = gather_health(access, states, "consumer", owners, times, now, notes, held_offsets)
+        gone = missing if index == 0 else []
+        yield HealthResult(tuple(groups), now, tuple(gone), missing_note(gone), tuple(notes))
 
 
 def streamed_consumer_health(
@@ -242,13 +284,17 @@ def streamed_consumer_health(
     missing_note: Callable[[list[str]], str | None],
     shown: Callable[[HealthResult], None],
     chunk: int,
+    listed: list[str] | None = None,
 ) -> HealthResult:
     """The radar of many consumer groups, ``chunk`` groups at a time in the describe order (the
     sorted ids), each chunk's result handed to ``shown`` as it is made. Returns what the
     outcome needs, and no more: the groups with a partition lost, at risk or unknown, each with
     those partitions only (the exit status, the summary line and the count of partitions not
-    checked come from them), the missing groups and the notes."""
+    checked come from them), the missing groups and the notes; ``listed``: the listing ``ids``
+    were chosen from, in the brokers' order (commands/select.unordered_consumer_group_ids)."""
     from dataclasses import replace
+
+    from kafka_groups.commands.select import as_given
 
     ordered = java_sorted(ids)
     if len(ordered) > chunk:
@@ -258,19 +304,24 @@ def streamed_consumer_health(
     notes: dict[str, None] = {}
     now = _now()
     for start in range(0, len(ordered), chunk):
-        result = consumer_health(access, ordered[start : start + chunk], lambda _gone: None)
-        now = result.now_ms
-        missing.extend(result.missing)
-        notes.update(dict.fromkeys(result.notes))
-        shown(result)
-        for group in result.groups:
-            flagged = tuple(p for p in group.partitions if p.status in _FLAGGED)
-            if flagged:
-                kept.append(replace(group, partitions=flagged))
-    order = {g: i for i, g in enumerate(dict.fromkeys(ids))}
-    missing.sort(key=order.__getitem__)
+        part = ordered[start : start + chunk]
+        for result in _consumer_health_parts(access, part, lambda _gone: None, STREAM_ROWS):
+            now = result.now_ms
+            missing.extend(result.missing)
+            notes.update(dict.fromkeys(result.notes))
+            shown(result)
+            for group in result.groups:
+                flagged = tuple(p for p in group.partitions if p.status in _FLAGGED)
+                if flagged:
+                    kept.append(replace(group, partitions=flagged))
+    as_given(missing, ids, listed or [])
     return HealthResult(tuple(kept), now, tuple(missing), missing_note(missing), tuple(notes))
 
+
+# A streamed radar's chunk of groups is checked and printed in parts of about this many
+# partitions (a group larger than that alone): 1,000 groups of 10 partitions are one part, and
+# a group of 10,000 partitions among them is not checked together with the other 999.
+STREAM_ROWS = 10_000
 
 # What the outcome of a streamed radar keeps of each group (streamed_consumer_health).
 _FLAGGED = frozenset({Status.LOST, Status.AT_RISK, Status.UNKNOWN})

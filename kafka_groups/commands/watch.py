@@ -30,7 +30,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from kafka_groups.commands.session import cluster_session
-from kafka_groups.core.describe import DescribeResult, View
+from kafka_groups.core.describe import DescribedGroup, DescribeResult, LagTimes, View
 from kafka_groups.core.groups import GroupListing, GroupListResult
 from kafka_groups.core.lagtime import lag_time_ms
 from kafka_groups.core.watch import (
@@ -88,7 +88,8 @@ class _Refresher:
     """What a watch does at each refresh: ``read`` one (with the one-shot command's gather step),
     or say that it ``failed`` (with the last good data). Both keep what the next one needs."""
 
-    read: Callable[[KafkaAccess, float, int, float], tuple[Frame, object]]
+    # None: the refresh was written as it was read (Sink.parts).
+    read: Callable[[KafkaAccess, float, int, float, Sink], tuple[Frame, object] | None]
     failed: Callable[[float, int, float, str], Frame]
 
 
@@ -104,19 +105,23 @@ def _loop(connection: ConnectionArgs, interval: float, sink: Sink, refresher: _R
                     # recomputes every rate from the documents.
                     elapsed, wall_ms = round(time.monotonic() - started, 3), _wall_ms()
                     try:
-                        frame, result = refresher.read(access, elapsed, wall_ms, interval)
+                        shown = refresher.read(access, elapsed, wall_ms, interval, sink)
+                        if shown is not None:
+                            sink.show(*shown)
+                    except BrokenPipeError:  # the reader went away (| head): done
+                        _silence_stdout()
+                        return
                     except (KeyboardInterrupt, SystemExit, UnsupportedByBroker):
                         raise  # what the broker cannot do at all ends the watch, in one line
                     except Exception as exc:  # a failed refresh never ends the watch
                         log.debug("refresh failed", exc_info=True)
                         message = exc.message if isinstance(exc, CliError) else f"{type(exc).__name__}: {exc}"
                         frame = refresher.failed(elapsed, wall_ms, interval, scrub(message, secrets))
-                        result = None
-                    try:
-                        sink.show(frame, result)
-                    except BrokenPipeError:  # the reader went away (| head): done
-                        _silence_stdout()
-                        return
+                        try:
+                            sink.show(frame, None)
+                        except BrokenPipeError:
+                            _silence_stdout()
+                            return
                     due = max(due + interval, time.monotonic())
                     while not stop.event.is_set():
                         left = due - time.monotonic()
@@ -148,34 +153,81 @@ class _DescribeWatch:
     last_missing: tuple[str, ...] = ()
     last_ms: int | None = None
 
-    def read(self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float) -> tuple[Frame, object]:
-        # The one-shot command's own gather step (patterns and selections apply alike).
-        # The offsets view warns of nothing; --health is refused before a watch starts (_check_watchable).
-        described, missing, lag_times = self.request._gather(access, View.OFFSETS, [])
+    def read(
+        self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float, sink: Sink
+    ) -> tuple[Frame, object] | None:
+        """One refresh: the groups read ``STREAM_CHUNK`` at a time, in the describe order (the
+        sorted ids), with the one-shot command's own gather step (patterns and selections apply
+        alike; the offsets view warns of nothing, and --health is refused before a watch
+        starts). JSON Lines and text blocks are written part by part as the groups are read
+        (``Sink.parts``): memory holds one part's rows and the rate window's compact history,
+        whatever the number of groups. The live view shows whole frames, and gets them."""
+        from kafka_groups.commands.describe_groups import STREAM_CHUNK
+        from kafka_groups.commands.select import as_given, unordered_consumer_group_ids
+        from kafka_groups.core.describe import java_sorted
+
+        request = self.request
+        given, listed = unordered_consumer_group_ids(access, request.selection)
+        ids = java_sorted(given)
+        parts = sink.parts(DescribeFrame(now_ms, elapsed, interval))
+        kept: list[WatchedGroup] = []
+        every: list[DescribedGroup] = []
+        missing: list[str] = []
+        lag_times: LagTimes | None = None
+        stamps: dict[tuple[str, str, int], int] = {}
+        self.tracker.begin(elapsed)
+        try:
+            for start in range(0, len(ids), STREAM_CHUNK):
+                described, gone, lag_times = request._gather_groups(
+                    access, ids[start : start + STREAM_CHUNK], View.OFFSETS, []
+                )
+                missing.extend(gone)
+                if parts is not None:  # group by group: one group's rates and lines at a time
+                    for one in described:
+                        result = DescribeResult(View.OFFSETS, False, (one,), (), lag_times)
+                        parts.add(self._watched([one], lag_times), result)
+                    continue
+                kept.extend(self._watched(described, lag_times))
+                every.extend(described)
+                if lag_times is not None:
+                    stamps.update(lag_times.timestamps)
+            self.tracker.end()
+            as_given(missing, given, listed)  # named as the one-shot describe names them
+            self.last_ms = now_ms
+            if parts is not None:
+                parts.end(missing)
+                return None
+        finally:
+            if parts is not None:
+                parts.close()
+        self.last, self.last_missing = tuple(kept), tuple(missing)
+        frame = DescribeFrame(now_ms, elapsed, interval, self.last, self.last_missing, None, now_ms)
+        if lag_times is not None:
+            lag_times = LagTimes(lag_times.now_ms, stamps)
+        return frame, DescribeResult(View.OFFSETS, False, tuple(every), tuple(missing), lag_times)
+
+    def _watched(self, described: list[DescribedGroup], lag_times: LagTimes | None) -> list[WatchedGroup]:
         samples = [
             PartitionSample(r.group, r.topic, r.partition, r.current_offset, r.log_end_offset, r.lag)
             for g in described
             for r in g.rows
         ]
-        watched = iter(self.tracker.update(elapsed, samples))
+        watched = iter(self.tracker.feed(samples))
         if lag_times is not None:  # --lag-time: now minus the next record's timestamp
+            stamps, at = lag_times.timestamps, lag_times.now_ms
             watched = iter(
                 replace(
                     w,
                     lag_time_ms=lag_time_ms(
-                        lag_times.timestamps.get((w.sample.group, w.sample.topic, w.sample.partition)),
-                        lag_times.now_ms,
+                        stamps.get((w.sample.group, w.sample.topic, w.sample.partition)), at
                     ),
                 )
                 for w in watched
             )
-        groups = tuple(
+        return [
             WatchedGroup(g.group_id, g.description.state, tuple(next(watched) for _ in g.rows))
             for g in described
-        )
-        self.last, self.last_missing, self.last_ms = groups, tuple(missing), now_ms
-        frame = DescribeFrame(now_ms, elapsed, interval, groups, tuple(missing), None, self.last_ms)
-        return frame, DescribeResult(View.OFFSETS, False, tuple(described), tuple(missing), lag_times)
+        ]
 
     def failed(self, elapsed: float, now_ms: int, interval: float, message: str) -> Frame:
         return DescribeFrame(now_ms, elapsed, interval, self.last, self.last_missing, message, self.last_ms)
@@ -209,7 +261,9 @@ class _StreamsWatch:
     last_missing: tuple[str, ...] = ()
     last_ms: int | None = None
 
-    def read(self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float) -> tuple[Frame, object]:
+    def read(
+        self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float, sink: Sink
+    ) -> tuple[Frame, object] | None:
         from kafka_groups.core.streams import StreamsDescribeResult
 
         described, missing = self.request._gather(access)
@@ -252,7 +306,9 @@ class _ListWatch:
     last: tuple[GroupListing, ...] = ()
     last_ms: int | None = None
 
-    def read(self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float) -> tuple[Frame, object]:
+    def read(
+        self, access: KafkaAccess, elapsed: float, now_ms: int, interval: float, sink: Sink
+    ) -> tuple[Frame, object] | None:
         chosen = self.request._chosen(access, self.states, self.types)
         now = {g.group_id: g.state for g in chosen}
         appeared, gone, changed = list_changes(self.before, now)

@@ -111,10 +111,12 @@ def select_consumer_groups(
     listings: Iterable[GroupListing],
     states: frozenset[str],
     types: frozenset[str],
+    ordered: bool = True,
 ) -> tuple[GroupListing, ...]:
     """The groups kafka-consumer-groups lists: classic and consumer groups whose protocol
     type is ``consumer`` or empty, narrowed by the state and type filters, in the order the
-    Apache tool prints them (its Admin client collects listings in a HashMap by group id).
+    Apache tool prints them (its Admin client collects listings in a HashMap by group id), or
+    without ``ordered`` in the order given.
 
     A group of type Unknown comes from a broker before ListGroups v5, which has classic groups
     only and does not say so: it is kept, whatever the type filter (the access layer refuses
@@ -130,7 +132,7 @@ def select_consumer_groups(
         if types and not untyped and g.type not in types:
             continue
         chosen.append(g)
-    return _java_listing_order(chosen)
+    return _java_listing_order(chosen) if ordered else tuple(chosen)
 
 
 def _java_listing_order(listings: list[GroupListing]) -> tuple[GroupListing, ...]:

@@ -108,9 +108,13 @@ def emit(result: object, requested: OutputFormat, stream: TextIO | None = None) 
     renderer = registry.renderer_for(result)
     if fmt in (OutputFormat.TEXT, OutputFormat.TABLE):
         # As the Apache tool: each notice on stderr, after an empty line in its layout.
-        for notice in renderer.notices(result):
-            gap = "\n" if fmt is OutputFormat.TEXT and renderer.notice_gap else ""
-            print(gap + escape_controls(notice, keep_newlines=True), file=sys.stderr)
+        # In one write: a describe of many groups has a notice for each empty one.
+        gap = "\n" if fmt is OutputFormat.TEXT and renderer.notice_gap else ""
+        notices = "".join(
+            f"{gap}{escape_controls(n, keep_newlines=True)}\n" for n in renderer.notices(result)
+        )
+        if notices:
+            sys.stderr.write(notices)
     if fmt is OutputFormat.TEXT:
         out.write(renderer.text(result))
     elif fmt is OutputFormat.JSON:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json as _json
 import time
+from collections.abc import Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -17,6 +18,7 @@ from kafka_groups.core.watch import (
     GroupTotals,
     ListFrame,
     PartitionWatch,
+    WatchedGroup,
 )
 from kafka_groups.escape import escape_controls
 
@@ -93,17 +95,38 @@ def describe_json(frame: DescribeFrame) -> dict[str, Any]:
     if frame.error is not None:
         doc.update(groups=None, missing_groups=None)
         return doc
-    doc["groups"] = [
-        {
-            "group": g.group,
-            "state": g.state,
-            **_totals_json(g.totals),
-            "partitions": [_partition_json(p) for p in g.partitions],
-        }
-        for g in frame.groups
-    ]
+    doc["groups"] = [group_json(g) for g in frame.groups]
     doc["missing_groups"] = list(frame.missing)
     return doc
+
+
+def group_json(g: WatchedGroup) -> dict[str, Any]:
+    return {
+        "group": g.group,
+        "state": g.state,
+        **_totals_json(g.totals),
+        "partitions": [_partition_json(p) for p in g.partitions],
+    }
+
+
+def _dumps(value: object) -> str:
+    return _json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def describe_json_start(frame: DescribeFrame) -> str:
+    """The line of a good refresh written in parts (the same characters as :func:`json_line` of
+    :func:`describe_json`): this, then :func:`describe_json_groups` of each part, then
+    :func:`describe_json_end`."""
+    return _dumps(_frame_head(DESCRIBE_SCHEMA, frame))[:-1] + ',"groups":['
+
+
+def describe_json_groups(groups: Sequence[WatchedGroup], first: bool) -> str:
+    text = ",".join(_dumps(group_json(g)) for g in groups)
+    return text if first or not text else "," + text
+
+
+def describe_json_end(missing: Sequence[str]) -> str:
+    return '],"missing_groups":' + _dumps(list(missing)) + "}\n"
 
 
 def list_json(frame: ListFrame) -> dict[str, Any]:
@@ -119,7 +142,7 @@ def list_json(frame: ListFrame) -> dict[str, Any]:
 
 
 def json_line(doc: dict[str, Any]) -> str:
-    return _json.dumps(doc, separators=(",", ":"), ensure_ascii=False) + "\n"
+    return _dumps(doc) + "\n"
 
 
 def separator(frame: Frame) -> str:

@@ -4,9 +4,10 @@ text block per refresh, or the live Rich view on a terminal (kafka_groups/render
 
 from __future__ import annotations
 
-from typing import TextIO
+from collections.abc import Sequence
+from typing import IO, TextIO
 
-from kafka_groups.core.watch import DescribeFrame, ListFrame
+from kafka_groups.core.watch import DescribeFrame, ListFrame, WatchedGroup
 from kafka_groups.errors import UsageError
 from kafka_groups.render import OutputFormat, output_default
 
@@ -25,10 +26,77 @@ class Sink:
     def show(self, frame: Frame, result: object | None) -> None:
         raise NotImplementedError
 
+    def parts(self, frame: DescribeFrame) -> Parts | None:
+        """A good ``--describe`` refresh written part by part (None: this sink shows whole frames)."""
+        return None
+
+
+# What a refresh written in parts holds in memory at most; beyond it, a file of its own.
+SPOOL_BYTES = 4 << 20
+
+
+class Parts:
+    """One ``--describe`` refresh written as its groups are read, part by part, for a watch of
+    many groups: its text goes to a temporary file (in memory up to ``SPOOL_BYTES``) and reaches
+    the stream only once the refresh is complete, in one piece, so that a refresh that fails half
+    way writes nothing (its failure is written instead) and a line of JSON is whole or absent."""
+
+    def __init__(self, stream: TextIO, first: str) -> None:
+        import tempfile
+
+        self.stream = stream
+        # Closed by end() or close(), which the refresh calls whatever happens.
+        self.spool: IO[str] = tempfile.SpooledTemporaryFile(  # noqa: SIM115
+            SPOOL_BYTES, mode="w+", encoding="utf-8"
+        )
+        self.spool.write(first)
+        self.empty = True
+
+    def add(self, groups: Sequence[WatchedGroup], result: object) -> None:
+        raise NotImplementedError
+
+    def end(self, missing: Sequence[str]) -> None:
+        """The refresh is complete: written to the stream, and flushed."""
+        self.spool.seek(0)
+        while piece := self.spool.read(1 << 20):
+            self.stream.write(piece)
+        self.stream.flush()
+        self.close()
+
+    def close(self) -> None:
+        self.spool.close()
+
+
+class _JsonParts(Parts):
+    def add(self, groups: Sequence[WatchedGroup], result: object) -> None:
+        from kafka_groups.render.watch import describe_json_groups
+
+        if groups:
+            self.spool.write(describe_json_groups(groups, self.empty))
+            self.empty = False
+
+    def end(self, missing: Sequence[str]) -> None:
+        from kafka_groups.render.watch import describe_json_end
+
+        self.spool.write(describe_json_end(missing))
+        super().end(missing)
+
+
+class _TextParts(Parts):
+    def add(self, groups: Sequence[WatchedGroup], result: object) -> None:
+        from kafka_groups.render import registry
+
+        self.spool.write(registry.renderer_for(result).text(result))
+
 
 class JsonLines(Sink):
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
+
+    def parts(self, frame: DescribeFrame) -> Parts | None:
+        from kafka_groups.render.watch import describe_json_start
+
+        return _JsonParts(self.stream, describe_json_start(frame))
 
     def show(self, frame: Frame, result: object | None) -> None:
         from kafka_groups.render.watch import describe_json, json_line, list_json
@@ -41,6 +109,11 @@ class JsonLines(Sink):
 class TextBlocks(Sink):
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
+
+    def parts(self, frame: DescribeFrame) -> Parts | None:
+        from kafka_groups.render.watch import separator
+
+        return _TextParts(self.stream, separator(frame))
 
     def show(self, frame: Frame, result: object | None) -> None:
         from kafka_groups.render import registry

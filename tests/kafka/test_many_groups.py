@@ -87,9 +87,11 @@ def _apache(apache, bs, *args):
 
 @pytest.fixture
 def small_chunks(monkeypatch):
-    from kafka_groups.commands import describe_groups
+    from kafka_groups.commands import describe_groups, health
 
     monkeypatch.setattr(describe_groups, "STREAM_CHUNK", 37)
+    # The radar checks each chunk in parts of this many partitions (a larger group alone).
+    monkeypatch.setattr(health, "STREAM_ROWS", 5)
 
 
 @pytest.mark.parametrize("protocol", ["classic", "consumer"])

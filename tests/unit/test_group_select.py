@@ -126,3 +126,34 @@ def test_to_group_completes_live_group_names_in_both_forms():
         assert [v for v, _ in answer.candidates] == ["billing", "audit"]
     answer = complete.complete("kafka-consumer-groups", ["--describe"], "--gr", Names())
     assert "--group-pattern" in [v for v, _ in answer.candidates]
+
+
+@given(
+    st.lists(st.text("abcé-", min_size=1, max_size=6), min_size=1, max_size=40, unique=True),
+    st.sampled_from([None, "a.*", ".*b.*", "[ab]+"]),
+    st.data(),
+)
+def test_missing_groups_are_named_in_the_listing_order_without_it_being_made(names, pattern, data):
+    """A describe of many groups takes the listing in the brokers' order (the Apache order is a
+    HashMap's, costly for 50,000 names) and sorts the groups itself; groups gone meanwhile are
+    still named in the order the ordered listing would have given them."""
+    from kafka_groups.commands.select import as_given, consumer_group_ids, unordered_consumer_group_ids
+    from kafka_groups.core.groups import GroupListing, select_consumer_groups
+
+    listings = [GroupListing(n, "Classic", "Empty", "consumer") for n in names]
+
+    class Listing:  # the access's listing, from plain data
+        def consumer_group_ids(self, ordered: bool = True) -> list[str]:
+            return [g.group_id for g in select_consumer_groups(listings, frozenset(), frozenset(), ordered)]
+
+    selection = GroupSelection((), pattern is None, (pattern,) if pattern else ())
+    try:
+        ordered = consumer_group_ids(Listing(), selection)  # type: ignore[arg-type]
+    except NotFoundError:
+        return
+    ids, listed = unordered_consumer_group_ids(Listing(), selection)  # type: ignore[arg-type]
+    assert sorted(ids) == sorted(ordered) and listed == names
+    missing = data.draw(st.lists(st.sampled_from(ids), unique=True))
+    expected = sorted(missing, key=ordered.index)
+    as_given(missing, ids, listed)
+    assert missing == expected

@@ -3,6 +3,8 @@ record from Fetch bytes, on plain data and record batches built here."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given
 from hypothesis import strategies as st
 from kafka.record.memory_records import MemoryRecordsBuilder
@@ -254,3 +256,22 @@ def test_a_read_the_radar_does_without_is_a_warning_of_its_outcome(capsys):
     ]
     outcome = health_outcome(HealthResult((), NOW, notes=tuple(notes)), OutputFormat.TEXT)
     assert outcome.warnings == tuple(notes)
+
+
+@given(st.lists(st.integers(0, 30), max_size=40), st.integers(1, 40))
+def test_a_streamed_radar_checks_its_groups_in_parts_of_bounded_rows(sizes, rows):
+    """commands/health.split_by_rows: every group once, in order, in runs of at most ``rows``
+    partitions, a larger group alone; runs are never needlessly cut (the next group would not
+    have fitted)."""
+    from kafka_groups.commands.health import split_by_rows
+
+    ids = [f"g{i:02d}" for i in range(len(sizes))]
+    size = dict(zip(ids, sizes, strict=True))
+    parts = split_by_rows(ids, sizes, rows)
+    assert [g for part in parts for g in part] == ids
+    assert all(part for part in parts) or parts == [[]]
+    for part, following in pairwise(parts):
+        total = sum(size[g] for g in part)
+        assert total <= rows or len(part) == 1
+        assert total + size[following[0]] > rows
+    assert split_by_rows(ids, sizes, None) == [ids]

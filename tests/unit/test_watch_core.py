@@ -272,3 +272,126 @@ def test_completion_offers_intervals_after_watch_and_options_after_a_dash(prog):
     assert "--watch" not in _offers(prog, f"{prog} --reset-offsets --group g --")
     # --describe --state still takes no value
     assert "Stable" not in _offers(prog, f"{prog} --describe --group g --state ")
+
+
+# --- the compact history against the plain one -------------------------------------------
+
+
+class _PlainTracker:
+    """The rate window kept as one tuple of samples per (group, topic, partition): the model the
+    compact history (RateTracker) must agree with."""
+
+    def __init__(self) -> None:
+        self.history: dict[
+            tuple[str, str, int], tuple[tuple[float, int | None, int | None, int | None], ...]
+        ] = {}
+
+    def update(self, at_s, samples):
+        from kafka_groups.core.watch import _rate, _Seen
+
+        out, history = [], {}
+        for s in samples:
+            now = _Seen(at_s, s.current_offset, s.log_end_offset, s.lag)
+            past = self.history.get(s.key, ())
+            previous = past[-1] if past and past[-1].at_s < at_s else None
+            delta = None
+            if previous is not None and previous.lag is not None and s.lag is not None:
+                delta = s.lag - previous.lag
+            usable = [p for p in past if p.at_s < at_s]
+            consume, span_c = _rate(usable, now, "current_offset")
+            produce, span_p = _rate(usable, now, "log_end_offset")
+            state, seconds = catch_up(s.lag, consume, produce)
+            spans = [x for x in (span_c, span_p) if x is not None]
+            out.append((s, delta, consume, produce, max(spans) if spans else None, state, seconds))
+            history[s.key] = (*usable, now)[-RATE_WINDOW:]
+        self.history = history
+        return out
+
+
+_offset = st.one_of(st.none(), st.integers(0, 50), st.integers(2**40, 2**40 + 3))
+_row = st.tuples(
+    st.sampled_from(["g1", "g2", "g3"]), st.sampled_from(["t", "u"]), st.integers(0, 3), _offset, _offset
+)
+_refresh = st.tuples(st.sampled_from([0.0, 0.5, 1.0, 2.5]), st.lists(_row, max_size=10), st.integers(1, 3))
+
+
+@given(st.lists(_refresh, min_size=1, max_size=10))
+def test_the_compact_history_gives_what_a_sample_per_partition_gives(refreshes):
+    """Groups that come and go, partitions that move between members (rows reordered), appear and
+    disappear, offsets that go back or are unknown, a refresh at the same time as the last, a
+    partition named twice, a refresh fed in parts: every delta and rate as the plain model's."""
+    compact, plain = RateTracker(), _PlainTracker()
+    t = 0.0
+    for step, rows, parts in refreshes:
+        t += step
+        samples = [
+            PartitionSample(g, tp, p, c, e, e - c if c is not None and e is not None else None)
+            for g, tp, p, c, e in sorted(rows, key=lambda r: r[0])
+        ]
+        expected = plain.update(t, samples)
+        groups = list(dict.fromkeys(s.group for s in samples))
+        compact.begin(t)
+        got = []
+        for i in range(parts):  # whole groups in each part
+            chosen = set(groups[i::parts])
+            got += compact.feed([s for s in samples if s.group in chosen])
+        compact.end()
+        order = {g: i for i, g in enumerate(groups)}
+        expected.sort(key=lambda e: (order[e[0].group] % parts, order[e[0].group]))
+        assert [
+            (w.sample, w.lag_delta, w.consume_rate, w.produce_rate, w.rate_window_s, w.catch_up, w.catch_up_s)
+            for w in got
+        ] == expected
+
+
+def test_an_idle_group_keeps_one_array_of_offsets_whatever_the_window():
+    tracker = RateTracker()
+    rows = [sample(5, 9, partition=p) for p in range(10)]
+    for t in range(RATE_WINDOW + 3):
+        tracker.update(float(t), rows)
+    kept = tracker._history["g"]
+    assert len(kept.values) == RATE_WINDOW and len({id(v) for v in kept.values}) == 1
+    tracker.update(99.0, [sample(6, 9, partition=p) for p in range(10)])
+    assert len({id(v) for v in tracker._history["g"].values}) == 2
+
+
+@given(st.lists(st.integers(0, 4), max_size=6), st.lists(st.sampled_from(["gone", "né", 'q"x']), max_size=3))
+def test_a_refresh_written_in_parts_is_the_line_of_the_whole_document(sizes, missing):
+    """JSON Lines of a watch of many groups are written part by part (render/watch_sinks.Parts):
+    the line is the same characters as the whole document's, whatever the parts (empty ones too)."""
+    import io
+
+    from kafka_groups.render.watch_sinks import JsonLines
+
+    tracker = RateTracker()
+    groups, parts = [], []
+    for i, size in enumerate(sizes):
+        part = []
+        for j in range(size):
+            name = f"g{i}-{j}é"
+            part.append(WatchedGroup(name, "Empty", tuple(tracker.update(1.0, [sample(1, 3, group=name)]))))
+        parts.append(part)
+        groups += part
+    base = {"timestamp_ms": 1_700_000_000_123, "elapsed_s": 2.5, "interval_s": 2.0}
+    whole = json_line(describe_json(DescribeFrame(**base, groups=tuple(groups), missing=tuple(missing))))
+    out = io.StringIO()
+    written = JsonLines(out).parts(DescribeFrame(**base))
+    assert written is not None
+    for part in parts:
+        written.add(part, None)
+        assert out.getvalue() == ""  # nothing reaches the stream before the refresh is complete
+    written.end(missing)
+    assert out.getvalue() == whole
+
+
+def test_a_refresh_that_fails_half_way_writes_nothing_of_it():
+    import io
+
+    from kafka_groups.render.watch_sinks import JsonLines
+
+    out = io.StringIO()
+    written = JsonLines(out).parts(_frame())
+    assert written is not None
+    written.add(_frame().groups, None)
+    written.close()  # the refresh failed: its failure is shown instead
+    assert out.getvalue() == ""
