@@ -12,7 +12,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -248,8 +248,7 @@ class Cluster:
             self.save()
             raise
 
-    def _write_config(self, node: Node, settings: Mapping[str, object] | None = None) -> Path:
-        """The node's server.properties: the infra's settings, then `settings` (added or replacing)."""
+    def _write_config(self, node: Node) -> Path:
         node_dir = self.node_dir(node.node_id)
         (node_dir / "logs").mkdir(parents=True, exist_ok=True)
         path = node_dir / "server.properties"
@@ -257,7 +256,6 @@ class Cluster:
         props = _server_properties(self.version, node, self.node_list, node_dir / "data", keeper)
         if self.secure:
             props |= _secureproperties(self.material, node)
-        props |= settings or {}
         path.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
         return path
 

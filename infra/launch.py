@@ -8,7 +8,6 @@ import json
 import logging
 import shutil
 import time
-from collections.abc import Mapping
 from pathlib import Path
 
 from infra import security
@@ -30,7 +29,6 @@ def start(
     workdir: Path | str | None = None,
     timeout: float | None = None,
     secure: bool = False,
-    settings: Mapping[str, object] | None = None,
 ) -> Cluster:
     """Start a fresh cluster of `nodes` nodes and wait until it is ready: combined broker+controller KRaft
     nodes, or for the lines before 3.3 brokers on one ZooKeeper server started from the same jars.
@@ -39,7 +37,6 @@ def start(
     data deleted; ports are picked anew. The JVMs run in their own sessions, so they outlive the calling
     process; stop them with Cluster.stop() or `python -m infra.kafka stop`. `secure=True` adds the
     SASL and TLS listeners, users and the authorizer of infra/security.py, with TLS files made anew.
-    `settings` are server.properties settings for every node, added to the infra's or replacing them.
     """
     if nodes < 1:
         raise ValueError("nodes must be >= 1")
@@ -65,7 +62,7 @@ def start(
     mode = "ZooKeeper" if on_zookeeper else "KRaft"
     log.info("starting Kafka %s (%s), %d node(s), in %s", version, mode, nodes, workdir)
     for node in cluster.node_list:
-        cluster._write_config(node, settings)
+        cluster._write_config(node)
     cluster._format(libs)
     try:
         if on_zookeeper:

@@ -55,22 +55,10 @@ TIMEOUT_MS = "5000"
 RUN_LIMIT_S = 120  # a run that takes longer is stuck: the test fails rather than hang
 
 
-# A broker paused for longer than its KRaft session (broker.session.timeout.ms, 9 s by default) is
-# fenced by its controller as they resume, until its next heartbeat lands: the next test's first
-# write then met "All brokers are currently fenced" (INVALID_REPLICATION_FACTOR) or a topic without
-# leaders, on a loaded machine where a paused case lasts that long. The session here outlasts any
-# pause (a run is stopped after RUN_LIMIT_S). test_signals' cluster, which it pauses, has it too.
-PAUSED_BROKER_SETTINGS = {"broker.session.timeout.ms": 3 * RUN_LIMIT_S * 1000}
-
-
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[local_kafka.Cluster]:
     """A single-node cluster this module pauses and kills."""
-    started = local_kafka.start(
-        nodes=1,
-        workdir=local_kafka.RUN_DIR / f"pytest-faults-{unique('c')}",
-        settings=PAUSED_BROKER_SETTINGS,
-    )
+    started = local_kafka.start(nodes=1, workdir=local_kafka.RUN_DIR / f"pytest-faults-{unique('c')}")
     try:
         _set_broker_config(started.bootstrap, {"log.segment.delete.delay.ms": "0"})  # for _drop
         yield started

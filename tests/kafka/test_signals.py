@@ -32,7 +32,6 @@ import pytest
 from infra import kafka as local_kafka
 from tests.conftest import OUR_TOOLS
 from tests.kafka.test_faults import (
-    PAUSED_BROKER_SETTINGS,
     RUN_LIMIT_S,
     TIMEOUT_MS,
     _env,
@@ -56,11 +55,7 @@ PAUSED_SEND_S = 1.5  # after releasing a send to a paused broker: it waits (--ti
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[local_kafka.Cluster]:
-    started = local_kafka.start(
-        nodes=1,
-        workdir=local_kafka.RUN_DIR / f"pytest-signals-{unique('c')}",
-        settings=PAUSED_BROKER_SETTINGS,
-    )
+    started = local_kafka.start(nodes=1, workdir=local_kafka.RUN_DIR / f"pytest-signals-{unique('c')}")
     try:
         yield started
     finally:
