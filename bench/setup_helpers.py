@@ -7,7 +7,7 @@ and bench/bare.py."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 # The controller refuses more than 10,000 records in one operation: a topic grows in steps.
@@ -49,6 +49,12 @@ def offset_commit_request(group: str, topic: str, offsets: Iterable[tuple[int, i
     """One OffsetCommit (at most v8) of ``(partition, offset)`` pairs of ``topic`` for ``group``,
     from outside the group (no member, no generation), as an admin client commits. Needs the
     protocol layer's message packages registered (kafka_groups.access.protocol_layer)."""
+    return offsets_commit_request(group, {topic: offsets})
+
+
+def offsets_commit_request(group: str, topics: Mapping[str, Iterable[tuple[int, int]]]) -> Any:
+    """offset_commit_request of several topics: ``topics`` maps each to its ``(partition,
+    offset)`` pairs."""
     from kafka.protocol.consumer import OffsetCommitRequest
     from kafka.protocol.consumer.group import DEFAULT_GENERATION_ID, UNKNOWN_MEMBER_ID
 
@@ -62,7 +68,7 @@ def offset_commit_request(group: str, topic: str, offsets: Iterable[tuple[int, i
         retention_time_ms=-1,
         topics=[
             topic_type(
-                name=topic,
+                name=name,
                 partitions=[
                     partition_type(
                         partition_index=p,
@@ -70,9 +76,10 @@ def offset_commit_request(group: str, topic: str, offsets: Iterable[tuple[int, i
                         committed_leader_epoch=-1,
                         committed_metadata="",
                     )
-                    for p, o in offsets
+                    for p, o in pairs
                 ],
             )
+            for name, pairs in topics.items()
         ],
         max_version=8,
     )

@@ -13,6 +13,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic, OffsetSpec
@@ -255,40 +256,14 @@ def commit_many(bootstrap: str, groups: Sequence[str], offsets: dict[tuple[str, 
             "max_in_flight_requests_per_connection": 100,
         }
     )
-    from kafka.protocol.consumer import OffsetCommitRequest
-    from kafka.protocol.consumer.group import DEFAULT_GENERATION_ID, UNKNOWN_MEMBER_ID
+    from bench.setup_helpers import offsets_commit_request
 
-    topic_type = OffsetCommitRequest.OffsetCommitRequestTopic
-    partition_type = topic_type.OffsetCommitRequestPartition
     by_topic: dict[str, list[tuple[int, int]]] = {}
     for (topic, partition), offset in offsets.items():
         by_topic.setdefault(topic, []).append((partition, offset))
 
-    def request(group: str) -> OffsetCommitRequest:
-        topics = [
-            topic_type(
-                name=name,
-                partitions=[
-                    partition_type(
-                        partition_index=p,
-                        committed_offset=o,
-                        committed_leader_epoch=-1,
-                        committed_metadata="",
-                    )
-                    for p, o in parts
-                ],
-            )
-            for name, parts in by_topic.items()
-        ]
-        return OffsetCommitRequest(
-            group_id=group,
-            generation_id_or_member_epoch=DEFAULT_GENERATION_ID,
-            member_id=UNKNOWN_MEMBER_ID,
-            group_instance_id=None,
-            retention_time_ms=-1,
-            topics=topics,
-            max_version=8,
-        )
+    def request(group: str) -> Any:
+        return offsets_commit_request(group, by_topic)
 
     async def commit_all() -> None:
         coordinators = await client.coordinators(list(groups))

@@ -77,6 +77,14 @@ def _resume(cluster: local_kafka.Cluster) -> None:
     os.kill(_pid(cluster), signal.SIGCONT)
 
 
+def _filled(cluster, tmp_path: Path, name: str, records: dict[int, int]) -> tuple[str, str, Path]:
+    """A new topic with as many partitions as ``records`` names, that many records produced into
+    each; a new group of the same name; the sink's directory under ``tmp_path``."""
+    topic = create_topic(cluster.bootstrap, unique(name), partitions=len(records))
+    produce_n(cluster.bootstrap, topic, records)
+    return topic, unique(name), tmp_path / "o"
+
+
 def _request(
     cluster, topic: str, group: str, out: Path, policy: str = "earliest", timeout_ms: int = 30_000, **kw
 ):
@@ -147,12 +155,7 @@ def _signal_self_later(delay_s: float) -> threading.Timer:
 
 
 def test_landings_take_records_as_they_arrive(cluster, spark, tmp_path):
-    topic, group, out = (
-        create_topic(cluster.bootstrap, unique("arrive"), partitions=3),
-        unique("arrive"),
-        tmp_path / "o",
-    )
-    produce_n(cluster.bootstrap, topic, {0: 40, 1: 10, 2: 0})
+    topic, group, out = _filled(cluster, tmp_path, "arrive", {0: 40, 1: 10, 2: 0})
     writing, written = threading.Event(), Counter()
 
     def producer() -> None:
@@ -193,12 +196,7 @@ def test_landings_take_records_as_they_arrive(cluster, spark, tmp_path):
     ids=["earliest", "to_start_time", "latest+max_age"],
 )
 def test_partitions_added_while_running_land_from_their_beginning(cluster, spark, ours, tmp_path, options):
-    topic, group, out = (
-        create_topic(cluster.bootstrap, unique("grow"), partitions=2),
-        unique("grow"),
-        tmp_path / "o",
-    )
-    produce_n(cluster.bootstrap, topic, {0: 5, 1: 5})
+    topic, group, out = _filled(cluster, tmp_path, "grow", {0: 5, 1: 5})
     # The partitions there before the group: earliest lands their history; to_start_time and latest
     # start them at their end (the group starts now; their age is not recorded).
     start = {} if options["policy"] == "earliest" else {0: 5, 1: 5}
@@ -222,12 +220,7 @@ def test_partitions_added_while_running_land_from_their_beginning(cluster, spark
 def test_a_reset_while_the_service_runs_relands_from_there(cluster, spark, ours, tmp_path):
     """The service's sink remembers what it published; a reset between landings makes the next
     landing look at the sink again, cut back the range the new offset falls in and land from there."""
-    topic, group, out = (
-        create_topic(cluster.bootstrap, unique("svcreset"), partitions=1),
-        unique("svcreset"),
-        tmp_path / "o",
-    )
-    produce_n(cluster.bootstrap, topic, {0: 30})
+    topic, group, out = _filled(cluster, tmp_path, "svcreset", {0: 30})
 
     def more() -> None:
         produce_n(cluster.bootstrap, topic, {0: 10})
@@ -259,12 +252,7 @@ def test_a_reset_while_the_service_runs_relands_from_there(cluster, spark, ours,
 def test_sigterm_during_a_landings_read_abandons_it(cluster, spark, tmp_path, monkeypatch):
     """The broker is paused as the landing starts to read; SIGTERM comes; the broker resumes: Spark's
     job is cancelled, nothing of the landing is published and the group keeps its offsets."""
-    topic, group, out = (
-        create_topic(cluster.bootstrap, unique("stopread"), partitions=2),
-        unique("stopread"),
-        tmp_path / "o",
-    )
-    produce_n(cluster.bootstrap, topic, {0: 30, 1: 20})
+    topic, group, out = _filled(cluster, tmp_path, "stopread", {0: 30, 1: 20})
     request = _request(cluster, topic, group, out)
     svc, recorder = _service(
         request, spark, every_s=0.2, after={1: lambda: produce_n(cluster.bootstrap, topic, {0: 9, 1: 4})}
@@ -301,12 +289,7 @@ def test_sigterm_during_a_landings_read_abandons_it(cluster, spark, tmp_path, mo
 
 
 def test_sigterm_during_publication_finishes_the_landing(cluster, spark, tmp_path, monkeypatch):
-    topic, group, out = (
-        create_topic(cluster.bootstrap, unique("stoppub"), partitions=3),
-        unique("stoppub"),
-        tmp_path / "o",
-    )
-    produce_n(cluster.bootstrap, topic, {0: 10, 1: 10, 2: 10})
+    topic, group, out = _filled(cluster, tmp_path, "stoppub", {0: 10, 1: 10, 2: 10})
     request = _request(cluster, topic, group, out)
     svc, recorder = _service(request, spark, every_s=0.2)
     real = job.Sink.publish
@@ -328,12 +311,7 @@ def test_sigterm_during_publication_finishes_the_landing(cluster, spark, tmp_pat
 
 
 def test_a_broker_paused_during_a_landings_read_delays_it_only(cluster, spark, tmp_path, monkeypatch):
-    topic, group, out = (
-        create_topic(cluster.bootstrap, unique("pause"), partitions=2),
-        unique("pause"),
-        tmp_path / "o",
-    )
-    produce_n(cluster.bootstrap, topic, {0: 25, 1: 15})
+    topic, group, out = _filled(cluster, tmp_path, "pause", {0: 25, 1: 15})
     request = _request(cluster, topic, group, out)
     real = job._read_and_publish
     resumed: list[threading.Timer] = []
@@ -357,12 +335,7 @@ def test_a_broker_paused_during_a_landings_read_delays_it_only(cluster, spark, t
 def test_a_broker_paused_between_landings_is_waited_out_by_retries(cluster, spark, tmp_path):
     """The next landing's reads time out (--timeout 2000) while the broker is paused; the service
     tries again within the interval and lands once it resumes."""
-    topic, group, out = (
-        create_topic(cluster.bootstrap, unique("retry"), partitions=2),
-        unique("retry"),
-        tmp_path / "o",
-    )
-    produce_n(cluster.bootstrap, topic, {0: 8, 1: 8})
+    topic, group, out = _filled(cluster, tmp_path, "retry", {0: 8, 1: 8})
     request = _request(cluster, topic, group, out, timeout_ms=2000)
     timers: list[threading.Timer] = []
 
@@ -389,12 +362,7 @@ def test_bounded_runs_resume_without_gaps_or_duplicates(cluster, spark, tmp_path
     backlog; one of them stops between publishing and committing and the next resumes from it.
     --min-partitions 6: each Kafka partition's range is read by the tasks the arithmetic says (one
     Parquet file per task)."""
-    topic, group, out = (
-        create_topic(cluster.bootstrap, unique("bounded"), partitions=3),
-        unique("bounded"),
-        tmp_path / "o",
-    )
-    produce_n(cluster.bootstrap, topic, {0: 900, 1: 300, 2: 60})
+    topic, group, out = _filled(cluster, tmp_path, "bounded", {0: 900, 1: 300, 2: 60})
     request = _request(cluster, topic, group, out, max_records=400, min_partitions=6)
 
     first = land(request, spark)
@@ -482,12 +450,7 @@ def test_a_range_with_nothing_readable_is_published_empty_and_committed(
     others, and the group moves past it; the next landing goes on from there."""
     from pyspark.sql import functions as F
 
-    topic, group, out = (
-        create_topic(cluster.bootstrap, unique("emptyrange"), partitions=3),
-        unique("emptyrange"),
-        tmp_path / "o",
-    )
-    produce_n(cluster.bootstrap, topic, {0: 10, 1: 10, 2: 10})
+    topic, group, out = _filled(cluster, tmp_path, "emptyrange", {0: 10, 1: 10, 2: 10})
     request = _request(cluster, topic, group, out)
     real = job.SparkWrites.frame
 
@@ -589,12 +552,7 @@ def test_the_cli_service_retries_a_paused_broker_and_stops_on_sigterm_to_its_pro
     retry comes 0.5 s later); SIGTERM sent to the whole process group (as timeout(1) or a
     terminal's job control send it) ends the service with status 0, Spark's JVM still serving it
     until then; and every record is in the sink once."""
-    topic, group, out = (
-        create_topic(cluster.bootstrap, unique("cli"), partitions=2),
-        unique("cli"),
-        tmp_path / "o",
-    )
-    produce_n(cluster.bootstrap, topic, {0: 12, 1: 7})
+    topic, group, out = _filled(cluster, tmp_path, "cli", {0: 12, 1: 7})
     service = ServiceProcess(
         [
             *("--bootstrap-server", cluster.bootstrap, "--topic", topic, "--group", group),
