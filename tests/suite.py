@@ -258,7 +258,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         return
     longest = sorted(_MODULE_SECONDS.items(), key=lambda kv: -kv[1])[:LONGEST_SHOWN]
     write = terminalreporter.write_line
-    terminalreporter.section(f"the {len(longest)} longest modules (s of their tests, worker)")
+    terminalreporter.section("the longest modules (seconds of their tests, worker)")
     for module, seconds in longest:
         write(f"{seconds:8.1f}  {_MODULE_WORKER.get(module, '-'):4}  {module}")
     if _MODULE_WORKER:
