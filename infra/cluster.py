@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-from infra import security
+from infra import cds, security
 from infra import zookeeper as zk
 from infra.jars import (
     TOOL_JVM_OPTS,
@@ -325,14 +325,16 @@ class Cluster:
     def _launch(self, node: Node) -> None:
         """Start the node's JVM detached (own session), with stdout/stderr appended to logs/stdout.log."""
         node_dir = self.node_dir(node.node_id)
+        libs = ensure_jars(self.version)
         cmd = [
             _java(),
             *BROKER_JVM_OPTS,
             *extra_jvm_opts(),
+            *cds.broker_opts(libs),  # the release's class-data sharing archive, if made (infra/cds.py)
             f"-Dkafka.logs.dir={node_dir / 'logs'}",
             _log_config_opt(self.version, "broker"),
             "-cp",
-            f"{ensure_jars(self.version)}/*",
+            f"{libs}/*",
             "kafka.Kafka",
             str(node_dir / "server.properties"),
         ]

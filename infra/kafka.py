@@ -50,7 +50,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from infra import security
+from infra import cds, security
 from infra.apache import TOOL_CLASSES, ApacheRunner, apache_command, main_class, run_apache
 from infra.apache import compiled_classes as compiled_classes
 from infra.cluster import STATE_FILE, Cluster
@@ -119,6 +119,20 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 
 def _cmd_fetch_spark(args: argparse.Namespace) -> int:
     print(ensure_spark_jars(args.version))
+    return 0
+
+
+def _cmd_cds(args: argparse.Namespace) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
+    # Side by side: the broker's and the Spark job's JVMs are separate processes.
+    with ThreadPoolExecutor(2) as pool:
+        broker = pool.submit(cds.build_broker_archive, args.version, args.force)
+        spark = pool.submit(cds.build_spark_archive, args.force) if args.spark else None
+        archive = broker.result()
+        print(archive if archive is not None else f"no archive for {args.version} (a ZooKeeper line)")
+        if spark is not None:
+            print(spark.result())
     return 0
 
 
@@ -211,6 +225,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     fetch_spark.add_argument("--version", help="Spark version (default: the installed pyspark's)")
     fetch_spark.set_defaults(func=_cmd_fetch_spark)
+
+    cds_ = sub.add_parser(
+        "cds",
+        help="make the class-data sharing archives of a release's brokers and of pyspark's driver JVM"
+        " (once; infra/cds.py)",
+    )
+    cds_.add_argument("--version", default=KAFKA_VERSION)
+    cds_.add_argument("--force", action="store_true", help="make them again even if current")
+    cds_.add_argument(
+        "--no-spark", dest="spark", action="store_false", help="only the broker's (not pyspark's driver's)"
+    )
+    cds_.set_defaults(func=_cmd_cds)
 
     produce_ = sub.add_parser("produce", help="write N small JSON records to a topic (created if missing)")
     produce_.add_argument("--bootstrap-server", required=True)

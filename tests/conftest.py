@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from infra import cds  # noqa: E402
 from infra import kafka as local_kafka  # noqa: E402
 from tests import forkserver, inprocess  # noqa: E402
 
@@ -47,7 +48,12 @@ OUR_TOOLS = inprocess.OUR_TOOLS
 # the standalone cluster's daemons and executors in test_pipeline_cluster) the suite starts run without
 # the optimising JIT compiler (infra/jars.py, JVM_OPTS_ENV): set it to "" to run them as released.
 os.environ.setdefault(local_kafka.JVM_OPTS_ENV, "-XX:TieredStopAtLevel=1")
-os.environ.setdefault("SPARK_SUBMIT_OPTS", os.environ[local_kafka.JVM_OPTS_ENV])
+# Spark's driver JVMs also map the class-data sharing archive `python -m infra.kafka cds` made for the
+# installed pyspark (scripts/setup makes it; infra/cds.py), when there is a current one; the brokers
+# get theirs from infra itself. KAFKA_INFRA_CDS=0 turns both off.
+os.environ.setdefault(
+    "SPARK_SUBMIT_OPTS", " ".join([os.environ[local_kafka.JVM_OPTS_ENV], *cds.spark_driver_opts()]).strip()
+)
 # Every broker start and restart in the suite may take 300 s, not the infra's 90: on a loaded 2-core CI
 # machine a three-node start and a killed broker's restart have both taken longer than 90 s.
 os.environ.setdefault(local_kafka.READY_TIMEOUT_ENV, "300")

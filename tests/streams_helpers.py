@@ -40,6 +40,8 @@ class StreamsApp:
         self._state_dir = tempfile.mkdtemp(prefix="ks-state-")
         self._log = Path(self._state_dir) / "app.log"
         self._proc: subprocess.Popen[str] | None = None
+        self._closed: set[str] = set()  # the ids the app said it closed (close())
+        self._closed_lock = threading.Condition()
 
     def start(self) -> StreamsApp:
         classes, libs = compiled_app()
@@ -65,16 +67,21 @@ class StreamsApp:
         waiting = set(self.app_ids)  # the ids not RUNNING yet; read and changed under `lock`
         lock = threading.Lock()
         ready = threading.Event()
+        proc = self._proc
 
         def watch() -> None:
-            assert self._proc is not None and self._proc.stdout is not None
-            for line in self._proc.stdout:
+            assert proc.stdout is not None
+            for line in proc.stdout:
                 word, _, app_id = line.strip().partition(" ")
                 if word == "RUNNING":
                     with lock:
                         waiting.discard(app_id)
                         if not waiting:
                             ready.set()
+                elif word == "CLOSED":
+                    with self._closed_lock:
+                        self._closed.add(app_id)
+                        self._closed_lock.notify_all()
 
         threading.Thread(target=watch, daemon=True).start()
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -86,6 +93,23 @@ class StreamsApp:
                 self.stop()
                 raise RuntimeError(f"streams app instances did not start: {late}: {log}")
         return self
+
+    def close(self, app_ids: list[str], timeout: float = 60.0) -> None:
+        """Close these instances only (each leaves its group); the others keep running."""
+        assert self._proc is not None and self._proc.stdin is not None
+        unknown = set(app_ids) - set(self.app_ids)
+        assert not unknown, f"not instances of this app: {sorted(unknown)}"
+        self._proc.stdin.write(f"close {','.join(app_ids)}\n")
+        self._proc.stdin.flush()
+        deadline = time.monotonic() + timeout
+        with self._closed_lock:
+            while not set(app_ids) <= self._closed:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._proc.poll() is not None:
+                    log = self._log.read_text()[-3000:]
+                    late = sorted(set(app_ids) - self._closed)
+                    raise RuntimeError(f"streams app instances did not close: {late}: {log}")
+                self._closed_lock.wait(min(left, 0.5))
 
     def stop(self) -> None:
         if self._proc is None:
@@ -110,13 +134,23 @@ class StreamsApp:
 
 
 def make_groups(
-    bootstrap: str, app_ids: list[str], inputs: list[str], output: str, expected: dict[tuple[str, int], int]
-) -> None:
+    bootstrap: str,
+    app_ids: list[str],
+    inputs: list[str],
+    output: str,
+    expected: dict[tuple[str, int], int],
+    running: list[str] | None = None,
+) -> StreamsApp | None:
     """Run one instance of the application per id, all in one JVM, until each group has
-    committed ``expected`` on the input partitions; then stop them all: the groups are Empty."""
+    committed ``expected`` on the input partitions; then stop them all: the groups are Empty.
+
+    ``running``: more ids whose instances start in the same JVM and keep running (their groups
+    Stable) after the others closed; the app is returned for the caller to stop. One JVM
+    start serves both."""
     from tests.kafka_helpers import committed
 
-    with StreamsApp(bootstrap, app_ids, inputs, output):
+    app = StreamsApp(bootstrap, [*app_ids, *(running or [])], inputs, output).start()
+    try:
         deadline = time.monotonic() + START_TIMEOUT_S
         for app_id in app_ids:
             while True:
@@ -126,7 +160,15 @@ def make_groups(
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"{app_id} did not commit {expected}: {held}")
                 time.sleep(0.3)
+        if running:
+            app.close(app_ids)
+        else:
+            app.stop()
+    except BaseException:
+        app.stop()
+        raise
     wait_until_empty(bootstrap, app_ids)
+    return app if running else None
 
 
 def wait_until_empty(bootstrap: str, app_ids: list[str], timeout: float = 90.0) -> None:

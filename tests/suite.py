@@ -225,7 +225,21 @@ def pytest_collectreport(report: Any) -> None:
         _RECORD.append(f"{NO_RETRY} {report.nodeid or 'the run'} failed to collect")
 
 
+# Seconds of setup, call and teardown per test module, and on which pytest-xdist worker: the
+# run's last lines name the longest modules and each worker's total, the figures LONGEST in
+# tests/conftest.py is kept in order by.
+_MODULE_SECONDS: dict[str, float] = {}
+_MODULE_WORKER: dict[str, str] = {}
+LONGEST_SHOWN = 15
+
+
 def pytest_runtest_logreport(report: Any) -> None:
+    module = report.nodeid.split("::", 1)[0]
+    _MODULE_SECONDS[module] = _MODULE_SECONDS.get(module, 0.0) + float(getattr(report, "duration", 0.0))
+    node = getattr(report, "node", None)  # the worker that ran it, on pytest-xdist's controller
+    gateway = getattr(node, "gateway", None)
+    if gateway is not None:
+        _MODULE_WORKER[module] = str(gateway.id)
     if report.passed and report.when == "call":
         _RECORD.append(f"{PASSED} {report.nodeid}")
     if not report.failed:
@@ -237,6 +251,21 @@ def pytest_runtest_logreport(report: Any) -> None:
         # which may not use it: that test alone would prove nothing.
         _RECORD.append(f"{NO_RETRY} a teardown failed after {report.nodeid}")
     _RECORD.append(f"{FAILED} {report.nodeid}")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if hasattr(terminalreporter.config, "workerinput") or not _MODULE_SECONDS:
+        return
+    longest = sorted(_MODULE_SECONDS.items(), key=lambda kv: -kv[1])[:LONGEST_SHOWN]
+    write = terminalreporter.write_line
+    terminalreporter.section("the longest modules (seconds of their tests, worker)")
+    for module, seconds in longest:
+        write(f"{seconds:8.1f}  {_MODULE_WORKER.get(module, '-'):4}  {module}")
+    if _MODULE_WORKER:
+        busy: dict[str, float] = {}
+        for module, worker in _MODULE_WORKER.items():
+            busy[worker] = busy.get(worker, 0.0) + _MODULE_SECONDS[module]
+        write("workers: " + ", ".join(f"{w} {busy[w]:.0f} s" for w in sorted(busy)))
 
 
 def pytest_sessionfinish(session: Any) -> None:

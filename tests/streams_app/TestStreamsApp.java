@@ -10,11 +10,18 @@
 // One instance runs per application id, each with its own clients, in its own group; one JVM
 // serves them all, so a test that needs many groups starts the JVM and loads Kafka Streams once.
 // It prints "RUNNING <application.id>" when an instance first runs, and closes every instance
-// (each leaving its group) when stdin closes or on SIGTERM.
+// (each leaving its group) when stdin closes or on SIGTERM. A line "close <application.id>[,...]" on
+// stdin closes those instances only (each leaving its group) and prints "CLOSED <application.id>" for
+// each; the others keep running.
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -60,41 +67,61 @@ public final class TestStreamsApp {
         return streams;
     }
 
+    // Close them side by side: each close waits for its instance to leave its group.
+    private static void closeAll(List<KafkaStreams> instances) {
+        List<Thread> closers = new ArrayList<>();
+        for (KafkaStreams streams : instances) {
+            Thread closer = new Thread(() -> streams.close(Duration.ofSeconds(20)));
+            closer.start();
+            closers.add(closer);
+        }
+        for (Thread closer : closers) {
+            try {
+                closer.join();
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length != 5) {
             System.err.println("usage: TestStreamsApp <bootstrap> <application.id[,...]> <inputs> <output> <state-dir>");
             System.exit(2);
         }
         List<String> inputs = Arrays.asList(args[2].split(","));
-        List<KafkaStreams> instances = new ArrayList<>();
+        Map<String, KafkaStreams> instances = new LinkedHashMap<>();
         for (String appId : args[1].split(",")) {
-            instances.add(instance(args[0], appId, inputs, args[3], args[4]));
+            instances.put(appId, instance(args[0], appId, inputs, args[3], args[4]));
         }
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            // close them side by side: each close waits for its instance to leave its group
-            List<Thread> closers = new ArrayList<>();
-            for (KafkaStreams streams : instances) {
-                Thread closer = new Thread(() -> streams.close(Duration.ofSeconds(20)));
-                closer.start();
-                closers.add(closer);
-            }
-            for (Thread closer : closers) {
-                try {
-                    closer.join();
-                } catch (InterruptedException ignored) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+            closeAll(new ArrayList<>(instances.values()));  // a closed instance's close returns at once
             done.countDown();
         }));
-        for (KafkaStreams streams : instances) {
+        for (KafkaStreams streams : instances.values()) {
             streams.start();
         }
         Thread stdinWatcher = new Thread(() -> {
             try {
-                while (System.in.read() >= 0) {
-                    // wait for the test to close stdin
+                BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+                String line;
+                while ((line = in.readLine()) != null) {
+                    if (!line.startsWith("close ")) {
+                        continue;
+                    }
+                    List<String> ids = Arrays.asList(line.substring("close ".length()).trim().split(","));
+                    List<KafkaStreams> closing = new ArrayList<>();
+                    for (String appId : ids) {
+                        closing.add(instances.get(appId));
+                    }
+                    closeAll(closing);
+                    synchronized (System.out) {
+                        for (String appId : ids) {
+                            System.out.println("CLOSED " + appId);
+                        }
+                        System.out.flush();
+                    }
                 }
             } catch (java.io.IOException ignored) {
                 // closed
