@@ -219,6 +219,8 @@ class PartitionReads(TopicsAccess):
         from kafka.errors import KafkaError
         from kafka.protocol.consumer.offsets import ListOffsetsRequest
 
+        from kafka_groups.access.partition_answers import list_offsets
+
         topic_type = ListOffsetsRequest.ListOffsetsTopic
         partition_type = topic_type.ListOffsetsPartition
         by_leader: dict[int, list[TopicPartition]] = defaultdict(list)
@@ -262,7 +264,8 @@ class PartitionReads(TopicsAccess):
                 request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=topics, min_version=1)
                 if version is not None:
                     request.API_VERSION = version
-                pending.append((leader, part, manager.send(request, node_id=leader)))
+                # the answer decoded into arrays (access/partition_answers.py)
+                pending.append((leader, part, manager.send(list_offsets(request), node_id=leader)))
         for leader, part, future in pending:
             try:
                 response = await future
@@ -273,26 +276,25 @@ class PartitionReads(TopicsAccess):
                 continue
             for topic in response.topics:
                 name = topic.name
-                for p in topic.partitions:
-                    tp = (name, p.partition_index)
-                    code = p.error_code
+                codes, offsets = topic.error_codes, topic.offsets
+                if not any(codes) and (not offsets or min(offsets) >= 0):
+                    target.put_topic(name, topic.partitions, offsets)  # every one answered
+                    continue
+                for partition, code, offset in zip(topic.partitions, codes, offsets, strict=True):
+                    tp = (name, partition)
                     if code == 0:
-                        if p.offset >= 0:
-                            target.put(tp, p.offset)
-                        elif empty_ok and p.offset == -1:
+                        if offset >= 0:
+                            target.put(tp, offset)
+                        elif empty_ok and offset == -1:
                             answered.add(tp)
                         else:
-                            failures[(kind, tp)] = (
-                                f"leader broker {leader} answered {p.offset}, not an offset"
-                            )
+                            failures[(kind, tp)] = f"leader broker {leader} answered {offset}, not an offset"
                     elif code in RETRIED:
                         failures[(kind, tp)] = f"leader broker {leader}: {_protocol_error(code).name}"
                     else:
                         needs = {"topic": f"DESCRIBE on topic '{name}'"}
                         reason = denied(code, needs) or _protocol_error(code).message
-                        raise ClusterError(
-                            f"reading the log offsets of {name}-{p.partition_index} failed: {reason}"
-                        )
+                        raise ClusterError(f"reading the log offsets of {name}-{partition} failed: {reason}")
             for tp in part:
                 if tp not in target and tp not in answered and (kind, tp) not in failures:
                     failures[(kind, tp)] = f"leader broker {leader}: no answer for this partition"

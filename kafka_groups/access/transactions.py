@@ -211,6 +211,8 @@ class TransactionsAccess(Connection):
         (nothing of the transaction is visible until EndTxn, so the caller aborts it). Parts
         whose answer was lost or whose coordinator moved are sent again until ``--timeout``:
         within one transaction, offsets committed twice are committed once."""
+        from kafka_groups.access.partition_answers import txn_offset_commit
+
         group = txn.group
         landed: set[int] = set()
 
@@ -230,7 +232,7 @@ class TransactionsAccess(Connection):
                 except Unavailable as exc:  # the answer was lost: the part is sent again
                     again.append(exc.reason)
                     return
-                failed = _refused(answer)
+                failed = answer.refused()  # decoded by access/partition_answers.py
                 if not failed:
                     landed.add(number)
                 elif {code for _t, _p, code in failed} <= COORDINATOR_MOVING:
@@ -241,7 +243,7 @@ class TransactionsAccess(Connection):
             for number in [n for n in range(len(parts)) if n not in landed]:
                 if len(window) >= PARTS_IN_FLIGHT:
                     await settle()
-                request = _txn_offset_commit(txn, parts[number], offsets, version)
+                request = txn_offset_commit(_txn_offset_commit(txn, parts[number], offsets, version))
                 window.append((number, self._protocol.manager.send(request, node_id=coordinator)))
                 del request
             while window:
@@ -414,7 +416,7 @@ class TransactionsAccess(Connection):
         from kafka.errors import for_code
         from kafka.protocol.consumer.group import OffsetFetchRequest
 
-        from kafka_groups.core.offset_table import OffsetTable
+        from kafka_groups.access.offset_fetch import offset_fetch
 
         group_type = OffsetFetchRequest.OffsetFetchRequestGroup
         topic_type = group_type.OffsetFetchRequestTopics
@@ -436,8 +438,10 @@ class TransactionsAccess(Connection):
                 max_version=8,
             )
             del by_topic, topics
+            # decoded straight into arrays (access/offset_fetch.py), not the layer's objects
             response = await self._answer(
-                self._protocol.manager.send(request, node_id=coordinators[group]), _coordinator_of([group])
+                self._protocol.manager.send(offset_fetch(request), node_id=coordinators[group]),
+                _coordinator_of([group]),
             )
             answer = response.groups[0]
             code = response.error_code or answer.error_code
@@ -445,25 +449,18 @@ class TransactionsAccess(Connection):
                 raise Unavailable(_coordinator_of([group]), _protocol_error(code).name)
             if code:
                 raise for_code(code)(f"OffsetFetchResponse failed for group '{group}'.")
-            held = OffsetTable()
-            pending = 0
-            for topic in answer.topics:
-                name = topic.name
-                for p in topic.partitions:
-                    if p.error_code == UNSTABLE_OFFSET_COMMIT:
-                        pending += 1
-                    elif p.error_code:
-                        raise for_code(p.error_code)(
-                            f"OffsetFetchResponse failed for partition {p.partition_index}"
-                        )
-                    elif p.committed_offset >= 0:
-                        held.put((name, p.partition_index), p.committed_offset)
+            errors = answer.errors()
+            pending = sum(1 for _t, _p, c in errors if c == UNSTABLE_OFFSET_COMMIT)
+            failed = next(((p, c) for _t, p, c in errors if c != UNSTABLE_OFFSET_COMMIT), None)
+            if failed is not None:
+                raise for_code(failed[1])(f"OffsetFetchResponse failed for partition {failed[0]}")
             if pending:
                 raise Unavailable(
                     f"the committed offsets of group '{group}'",
                     f"a transaction still holds {pending} of them: {UNSTABLE_REASON}",
                 )
-            found[group] = held.settle()
+            # a partition answered with an error has no offset (-1): the table leaves it out
+            found[group] = answer.table()
         return found
 
 
@@ -558,10 +555,3 @@ def _txn_offset_commit(
     if version is not None:
         request.API_VERSION = version
     return request
-
-
-def _refused(answer: Any) -> list[tuple[str, int, int]]:
-    """The partitions a TxnOffsetCommit answer refused: (topic, partition, error code)."""
-    return [
-        (t.name, p.partition_index, p.error_code) for t in answer.topics for p in t.partitions if p.error_code
-    ]

@@ -17,7 +17,7 @@ made as they are iterated), so planning, rendering and the write guard take eith
 from __future__ import annotations
 
 from array import array
-from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from itertools import compress
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +104,46 @@ class OffsetTable(Mapping["TopicPartition", int]):
         self._counts[topic] = count + 1
 
     __setitem__ = put
+
+    def put_topic(self, topic: str, partitions: Sequence[int], offsets: Sequence[int]) -> None:
+        """Every ``(topic, partitions[i]) -> offsets[i]`` whose offset is 0 or more (a decoded
+        answer's columns, -1 meaning none), in any order, the last of a partition given twice
+        winning: straight into the topic's arrays where they stay dense enough, else one
+        :meth:`put` each."""
+        if len(partitions) != len(offsets):
+            raise ValueError("as many offsets as partitions")
+        if not offsets:
+            return
+        if min(offsets) < 0:  # some without an offset: left out
+            kept = [(p, o) for p, o in zip(partitions, offsets, strict=True) if o >= 0]
+            if not kept:
+                return
+            partitions, offsets = [p for p, _ in kept], [o for _, o in kept]
+        top = max(partitions)
+        count = self._counts.get(topic, 0)
+        if (
+            min(partitions) < 0
+            or top >= 2 * (count + len(partitions)) + 4096
+            or (self._sparse and topic in self._sparse)
+        ):
+            for partition, offset in zip(partitions, offsets, strict=True):
+                self.put((topic, partition), offset)
+            return
+        present = self._present.get(topic)
+        if present is None:
+            present = self._present[topic] = bytearray()
+            self._offsets[topic] = array("q")
+        values = self._offsets[topic]
+        if top >= len(present):
+            grow = top + 1 - len(present)
+            values.frombytes(bytes(8 * grow))
+            present.extend(bytes(grow))
+        for partition, offset in zip(partitions, offsets, strict=True):
+            present[partition] = _PRESENT
+            values[partition] = offset
+        added = present.count(_PRESENT) - count  # a partition there before, or given twice, counts once
+        self._counts[topic] = count + added
+        self._size += added
 
     def __getitem__(self, tp: TopicPartition) -> int:
         topic, partition = tp

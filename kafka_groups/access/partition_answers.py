@@ -1,0 +1,183 @@
+"""ListOffsets and TxnOffsetCommit answers decoded straight into arrays (pure, but for the
+request wrappers).
+
+A reset of 30,000 partitions reads their log starts (ListOffsets, 5,000 partitions a request) and
+commits them in TxnOffsetCommit parts whose answers name every partition again; kafka-python
+makes one object per partition of each. Both answers have partitions of one fixed layout (no
+strings; a tagged-field count in the flexible versions, 0 unless a later broker adds a field):
+each field of a topic's partitions is gathered into an array in C (access/answers.py's
+``column``), and read field by field where a partition carries tagged fields.
+``tests/unit/test_partition_answers.py`` holds the result equal to kafka-python's decoding in
+every version.
+"""
+
+from __future__ import annotations
+
+import struct
+from array import array
+from dataclasses import dataclass
+from typing import Any
+
+from kafka_groups.access.answers import Decoded, array_length, column, skip_tags, string
+
+LIST_OFFSETS_VERSIONS = (1, 11)  # v0 (OldStyleOffsets) is never asked for
+LIST_OFFSETS_FLEXIBLE_FROM = 6
+TXN_OFFSET_COMMIT_VERSIONS = (0, 5)
+TXN_OFFSET_COMMIT_FLEXIBLE_FROM = 3
+
+_I32 = struct.Struct(">i")
+
+
+@dataclass(slots=True)
+class ListedTopic:
+    """One topic of a ListOffsets answer, per partition in the answer's order."""
+
+    name: str
+    partitions: array[int]
+    error_codes: array[int]
+    offsets: array[int]
+
+
+@dataclass(slots=True)
+class ListedOffsets:
+    API_VERSION: int
+    throttle_time_ms: int
+    topics: list[ListedTopic]
+
+
+@dataclass(slots=True)
+class CommitAnswerTopic:
+    """One topic of a TxnOffsetCommit answer: (partition, code) of each refused partition."""
+
+    name: str
+    count: int
+    refused: list[tuple[int, int]]
+
+
+@dataclass(slots=True)
+class CommitAnswer:
+    API_VERSION: int
+    throttle_time_ms: int
+    topics: list[CommitAnswerTopic]
+
+    def refused(self) -> list[tuple[str, int, int]]:
+        """(topic, partition, code) of every refused partition, in the answer's order."""
+        return [(t.name, p, code) for t in self.topics for p, code in t.refused]
+
+
+def list_offsets(request: Any) -> Decoded:
+    """A ``ListOffsetsRequest`` (v1 or later) whose answer is :func:`decode_list_offsets`'s."""
+    if request._min_version is None or request._min_version < LIST_OFFSETS_VERSIONS[0]:
+        request._min_version = LIST_OFFSETS_VERSIONS[0]
+    return Decoded(request, decode_list_offsets)
+
+
+def txn_offset_commit(request: Any) -> Decoded:
+    """A ``TxnOffsetCommitRequest`` whose answer is :func:`decode_txn_offset_commit`'s."""
+    return Decoded(request, decode_txn_offset_commit)
+
+
+def decode_list_offsets(data: bytes, version: int) -> ListedOffsets:
+    low, high = LIST_OFFSETS_VERSIONS
+    if not low <= version <= high:
+        raise ValueError(f"ListOffsets v{version} is not decoded here")
+    flexible = version >= LIST_OFFSETS_FLEXIBLE_FROM
+    epoch = version >= 4
+    # index, error code, timestamp, offset, [leader epoch], [tagged-field count]
+    size = 22 + (4 if epoch else 0) + (1 if flexible else 0)
+    try:
+        view = memoryview(data)
+        pos, throttle = 0, 0
+        if version >= 2:
+            throttle = _I32.unpack_from(view, 0)[0]
+            pos = 4
+        count, pos = array_length(view, pos, flexible)
+        topics = []
+        for _ in range(max(count, 0)):
+            name, pos = string(view, pos, flexible)
+            partitions, pos = array_length(view, pos, flexible)
+            partitions = max(partitions, 0)
+            end = pos + partitions * size
+            raw = bytes(view[pos:end])
+            if len(raw) == partitions * size and (not flexible or not any(raw[size - 1 :: size])):
+                topics.append(
+                    ListedTopic(
+                        name or "",
+                        column(raw, size, 0, 4, "i"),
+                        column(raw, size, 4, 2, "h"),
+                        column(raw, size, 14, 8, "q"),
+                    )
+                )
+                pos = end
+            else:
+                topic, pos = _listed_slowly(view, pos, name or "", partitions, size, flexible)
+                topics.append(topic)
+            if flexible:
+                pos = skip_tags(view, pos)
+        if flexible:
+            pos = skip_tags(view, pos)
+    except (IndexError, struct.error, UnicodeDecodeError) as exc:
+        raise ValueError(f"a malformed ListOffsets v{version} answer: {exc}") from None
+    return ListedOffsets(version, throttle, topics)
+
+
+def _listed_slowly(
+    view: memoryview, pos: int, name: str, count: int, size: int, flexible: bool
+) -> tuple[ListedTopic, int]:
+    fixed = size - 1 if flexible else size
+    partitions, codes, offsets = array("i"), array("h"), array("q")
+    for _ in range(count):
+        record = bytes(view[pos : pos + fixed])
+        if len(record) < fixed:
+            raise IndexError("the answer ends inside a partition")
+        partitions.append(int.from_bytes(record[0:4], "big", signed=True))
+        codes.append(int.from_bytes(record[4:6], "big", signed=True))
+        offsets.append(int.from_bytes(record[14:22], "big", signed=True))
+        pos += fixed
+        if flexible:
+            pos = skip_tags(view, pos)
+    return ListedTopic(name, partitions, codes, offsets), pos
+
+
+def decode_txn_offset_commit(data: bytes, version: int) -> CommitAnswer:
+    low, high = TXN_OFFSET_COMMIT_VERSIONS
+    if not low <= version <= high:
+        raise ValueError(f"TxnOffsetCommit v{version} is not decoded here")
+    flexible = version >= TXN_OFFSET_COMMIT_FLEXIBLE_FROM
+    size = 6 + (1 if flexible else 0)  # index, error code, [tagged-field count]
+    try:
+        view = memoryview(data)
+        throttle = _I32.unpack_from(view, 0)[0]
+        count, pos = array_length(view, 4, flexible)
+        topics = []
+        for _ in range(max(count, 0)):
+            name, pos = string(view, pos, flexible)
+            partitions, pos = array_length(view, pos, flexible)
+            partitions = max(partitions, 0)
+            end = pos + partitions * size
+            raw = bytes(view[pos:end])
+            if len(raw) == partitions * size and (not flexible or not any(raw[size - 1 :: size])):
+                codes = column(raw, size, 4, 2, "h")
+                refused = []
+                if any(codes):
+                    indexes = column(raw, size, 0, 4, "i")
+                    refused = [(p, c) for p, c in zip(indexes, codes, strict=True) if c]
+                pos = end
+            else:
+                refused = []
+                for _ in range(partitions):
+                    record = bytes(view[pos : pos + 6])
+                    if len(record) < 6:
+                        raise IndexError("the answer ends inside a partition")
+                    code = int.from_bytes(record[4:6], "big", signed=True)
+                    if code:
+                        refused.append((int.from_bytes(record[0:4], "big", signed=True), code))
+                    pos = skip_tags(view, pos + 6) if flexible else pos + 6
+            topics.append(CommitAnswerTopic(name or "", partitions, refused))
+            if flexible:
+                pos = skip_tags(view, pos)
+        if flexible:
+            pos = skip_tags(view, pos)
+    except (IndexError, struct.error, UnicodeDecodeError) as exc:
+        raise ValueError(f"a malformed TxnOffsetCommit v{version} answer: {exc}") from None
+    return CommitAnswer(version, throttle, topics)
