@@ -18,7 +18,7 @@ from array import array
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_groups.access.answers import Decoded, array_length, column, skip_tags, string
+from kafka_groups.access.answers import Decoded, array_length, column, skip_tags, string, uvarint
 
 LIST_OFFSETS_VERSIONS = (1, 11)  # v0 (OldStyleOffsets) is never asked for
 LIST_OFFSETS_FLEXIBLE_FROM = 6
@@ -181,3 +181,86 @@ def decode_txn_offset_commit(data: bytes, version: int) -> CommitAnswer:
     except (IndexError, struct.error, UnicodeDecodeError) as exc:
         raise ValueError(f"a malformed TxnOffsetCommit v{version} answer: {exc}") from None
     return CommitAnswer(version, throttle, topics)
+
+
+# -- DescribeTopicPartitions: the partitions' leaders -----------------------------------------
+DESCRIBE_TOPIC_PARTITIONS_VERSIONS = (0, 1)
+_CODE_INDEX_LEADER = struct.Struct(">hii")
+
+
+@dataclass(slots=True)
+class LeadersTopic:
+    """One topic of a DescribeTopicPartitions answer: its error, and per partition (in the
+    answer's order) its number and leader id."""
+
+    error_code: int
+    name: str
+    partitions: array[int]
+    leaders: array[int]
+
+
+@dataclass(slots=True)
+class LeadersPage:
+    API_VERSION: int
+    throttle_time_ms: int
+    topics: list[LeadersTopic]
+    next_cursor: tuple[str, int] | None  # (topic, first partition of the next page)
+
+
+def topic_leaders(request: Any) -> Decoded:
+    """A ``DescribeTopicPartitionsRequest`` whose answer is :func:`decode_topic_leaders`'s:
+    the leaders alone (replicas, ISR and the rest are skipped)."""
+    high = DESCRIBE_TOPIC_PARTITIONS_VERSIONS[1]
+    if request._max_version is None or request._max_version > high:
+        request._max_version = high
+    return Decoded(request, decode_topic_leaders)
+
+
+def decode_topic_leaders(data: bytes, version: int) -> LeadersPage:
+    low, high = DESCRIBE_TOPIC_PARTITIONS_VERSIONS
+    if not low <= version <= high:
+        raise ValueError(f"DescribeTopicPartitions v{version} is not decoded here")
+    creation_time = version >= 1
+    try:
+        view = memoryview(data)
+        throttle = _I32.unpack_from(view, 0)[0]
+        count, pos = array_length(view, 4, True)
+        topics = []
+        for _ in range(max(count, 0)):
+            code = int.from_bytes(view[pos : pos + 2], "big", signed=True)
+            name, pos = string(view, pos + 2, True)
+            pos += 16 + 1  # topic id, is internal
+            partitions, pos = array_length(view, pos, True)
+            indexes, leaders = array("i"), array("i")
+            for _ in range(max(partitions, 0)):
+                _code, index, leader = _CODE_INDEX_LEADER.unpack_from(view, pos)
+                pos += 14  # error code, index, leader, leader epoch
+                for _ in range(5):  # replicas, ISR, ELR, last known ELR, offline: int32 arrays
+                    length = view[pos]
+                    if length < 0x80:
+                        pos += 1
+                    else:
+                        length, pos = uvarint(view, pos)
+                    if length > 1:
+                        pos += 4 * (length - 1)
+                if creation_time:
+                    pos += 8
+                if view[pos] == 0:
+                    pos += 1
+                else:
+                    pos = skip_tags(view, pos)
+                indexes.append(index)
+                leaders.append(leader)
+            pos = skip_tags(view, pos + 4)  # authorized operations
+            topics.append(LeadersTopic(code, name or "", indexes, leaders))
+        cursor = None
+        if view[pos] == 0xFF:  # a nullable struct: -1 for none
+            pos += 1
+        else:
+            topic, pos = string(view, pos + 1, True)
+            cursor = (topic or "", _I32.unpack_from(view, pos)[0])
+            pos = skip_tags(view, pos + 4)
+        pos = skip_tags(view, pos)
+    except (IndexError, struct.error, UnicodeDecodeError) as exc:
+        raise ValueError(f"a malformed DescribeTopicPartitions v{version} answer: {exc}") from None
+    return LeadersPage(version, throttle, topics, cursor)

@@ -71,6 +71,7 @@ class PartitionReads(TopicsAccess):
 
     async def _leaders(self, names: list[str]) -> dict[str, LeaderTable]:
         from kafka_groups.access.messages import DescribeTopicPartitionsRequest
+        from kafka_groups.access.partition_answers import topic_leaders
         from kafka_groups.core.offset_table import LeaderTable
 
         manager = self._protocol.manager
@@ -85,7 +86,7 @@ class PartitionReads(TopicsAccess):
                 response_partition_limit=DESCRIBE_PAGE,
                 cursor=cursor,
             )
-            return manager.send(request)
+            return manager.send(topic_leaders(request))  # the leaders alone, into arrays
 
         # Every topic's first page goes out together. A topic with more partitions than a page
         # holds is then read a window of pages at a time, each page starting where the one
@@ -122,13 +123,13 @@ class PartitionReads(TopicsAccess):
                         f"{_protocol_error(topic.error_code).message}"
                     )
                 table = tables.setdefault(topic.name, LeaderTable())
-                for p in topic.partitions:
-                    table.set(p.partition_index, p.leader_id if p.leader_id >= 0 else -1)
+                for partition, leader in zip(topic.partitions, topic.leaders, strict=True):
+                    table.set(partition, leader if leader >= 0 else -1)
             cursor = response.next_cursor
             if cursor is None:
                 ended.add(name)
                 continue
-            at = cursor.partition_index
+            at = cursor[1]
             if end is None:  # the first page: the rest in windows of its size
                 window(name, at, max(at - start, 1))
             elif at < end:  # this page ended early: the rest of its share

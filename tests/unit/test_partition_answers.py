@@ -140,3 +140,101 @@ def test_a_truncated_txn_offset_commit_answer_is_a_value_error(version):
     for cut in (1, 5, len(data) // 2, len(data) - 1):
         with pytest.raises(ValueError):
             decode_txn_offset_commit(data[:cut], version)
+
+
+def _describe_topic_partitions(version, topics, cursor):
+    import uuid
+
+    from kafka_groups.access.messages import DescribeTopicPartitionsResponse
+
+    topic_type = DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic
+    partition_type = topic_type.DescribeTopicPartitionsResponsePartition
+    cursor_type = DescribeTopicPartitionsResponse.Cursor
+    return DescribeTopicPartitionsResponse(
+        throttle_time_ms=3,
+        topics=[
+            topic_type(
+                error_code=code,
+                name=name,
+                topic_id=uuid.UUID(int=7),
+                is_internal=False,
+                partitions=[
+                    partition_type(
+                        error_code=0,
+                        partition_index=p,
+                        leader_id=leader,
+                        leader_epoch=4,
+                        replica_nodes=replicas,
+                        isr_nodes=replicas[:1],
+                        eligible_leader_replicas=elr,
+                        last_known_elr=None,
+                        offline_replicas=[],
+                        creation_time_ms=1_700_000_000_000,
+                    )
+                    for p, leader, replicas, elr in parts
+                ],
+                topic_authorized_operations=-2147483648,
+            )
+            for code, name, parts in topics
+        ],
+        next_cursor=None if cursor is None else cursor_type(topic_name=cursor[0], partition_index=cursor[1]),
+    ).encode(version=version)
+
+
+leader_rows = st.lists(
+    st.tuples(
+        st.integers(0, 200_000),
+        st.integers(-1, 300),
+        st.lists(st.integers(0, 300), max_size=200),
+        st.one_of(st.none(), st.lists(st.integers(0, 5), max_size=3)),
+    ),
+    max_size=20,
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    topics=st.lists(
+        st.tuples(st.sampled_from([0, 0, 3, 29]), st.text(min_size=1, max_size=20), leader_rows), max_size=3
+    ),
+    cursor=st.one_of(st.none(), st.tuples(st.text(max_size=10), st.integers(0, 2**31 - 1))),
+)
+def test_describe_topic_partitions_leaders_decode_as_kafka_python_does(topics, cursor):
+    """The leaders of every partition and the next cursor, with replica lists long enough that
+    their length takes two bytes, null and empty ELR lists, in both versions (v1 adds each
+    partition's creation time)."""
+    from kafka_groups.access.messages import DescribeTopicPartitionsResponse
+    from kafka_groups.access.partition_answers import (
+        DESCRIBE_TOPIC_PARTITIONS_VERSIONS,
+        decode_topic_leaders,
+    )
+
+    low, high = DESCRIBE_TOPIC_PARTITIONS_VERSIONS
+    for version in range(low, high + 1):
+        data = _describe_topic_partitions(version, topics, cursor)
+        theirs = DescribeTopicPartitionsResponse.decode(data, version=version)
+        ours = decode_topic_leaders(data, version)
+        assert ours.throttle_time_ms == 3
+        assert [
+            (t.error_code, t.name, list(zip(t.partitions, t.leaders, strict=True))) for t in ours.topics
+        ] == [
+            (t.error_code, t.name, [(p.partition_index, p.leader_id) for p in t.partitions])
+            for t in theirs.topics
+        ], version
+        expected = theirs.next_cursor
+        assert ours.next_cursor == (
+            None if expected is None else (expected.topic_name, expected.partition_index)
+        ), version
+        for cut in (len(data) // 2, len(data) - 1):
+            with pytest.raises(ValueError):
+                decode_topic_leaders(data[:cut], version)
+
+
+def test_a_replica_list_whose_length_takes_two_bytes():
+    from kafka_groups.access.partition_answers import decode_topic_leaders
+
+    replicas = list(range(200))  # a compact array of 200: its length is a two-byte varint
+    data = _describe_topic_partitions(1, [(0, "t", [(0, 5, replicas, None), (1, 6, [], [])])], ("t", 2))
+    page = decode_topic_leaders(data, 1)
+    assert [(list(t.partitions), list(t.leaders)) for t in page.topics] == [([0, 1], [5, 6])]
+    assert page.next_cursor == ("t", 2)
