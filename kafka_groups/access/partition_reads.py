@@ -123,8 +123,7 @@ class PartitionReads(TopicsAccess):
                         f"{_protocol_error(topic.error_code).message}"
                     )
                 table = tables.setdefault(topic.name, LeaderTable())
-                for partition, leader in zip(topic.partitions, topic.leaders, strict=True):
-                    table.set(partition, leader if leader >= 0 else -1)
+                table.set_many(topic.partitions, topic.leaders)
             cursor = response.next_cursor
             if cursor is None:
                 ended.add(name)

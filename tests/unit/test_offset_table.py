@@ -164,3 +164,20 @@ def test_topic_parts_put_one_after_another_merge(first, second):
     for rows in (first, second):
         table.put_topic("t", [p for p, _ in rows], [o for _, o in rows])
     assert table.settle() == expected and len(table) == len(expected)
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 3000), st.integers(-5, 8)), max_size=100),
+    st.integers(0, 50),
+    st.integers(0, 60),
+)
+def test_leaders_set_many_is_set_of_each(pairs, first, count):
+    """A page of consecutive partitions (one slice) or any other list (one set each) leaves the
+    table as set() of each pair would, a leader below 0 kept as -1."""
+    page = [(p, (p * 7) % 5 - 1) for p in range(first, first + count)]
+    for rows in (pairs, page):
+        one, many = LeaderTable(), LeaderTable()
+        for p, leader in rows:
+            one.set(p, leader if leader >= 0 else -1)
+        many.set_many([p for p, _ in rows], [leader for _, leader in rows])
+        assert list(one.items()) == list(many.items())
