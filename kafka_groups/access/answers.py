@@ -31,13 +31,16 @@ _I32 = struct.Struct(">i")
 
 class Decoded:
     """``request``, its answer decoded by ``decode(data, version)`` (the bytes after the
-    response header, and the version the request went out in)."""
+    response header, and the version the request went out in). ``body``: the request's body
+    already encoded for the version set on it (``API_VERSION``), sent in place of the layer's
+    encoding of its fields (a unit test holds each such encoder to the layer's bytes)."""
 
-    __slots__ = ("_decode", "_header", "_request")
+    __slots__ = ("_body", "_decode", "_header", "_request")
 
-    def __init__(self, request: Any, decode: Decoder) -> None:
+    def __init__(self, request: Any, decode: Decoder, body: bytes | None = None) -> None:
         self._request = request
         self._decode = decode
+        self._body = body
         self._header: _Header | None = None
 
     @property
@@ -62,7 +65,17 @@ class Decoded:
         self._header = _Header(self._request.header, self._decode)
 
     def encode(self, *args: Any, **kwargs: Any) -> Any:
-        return self._request.encode(*args, **kwargs)
+        if self._body is None:
+            return self._request.encode(*args, **kwargs)
+        return self._encoded(header=kwargs.get("header", False), framed=kwargs.get("framed", False))
+
+    def _encoded(self, header: bool, framed: bool) -> bytes:
+        request = self._request
+        payload = self._body or b""
+        if header:
+            flexible = request.flexible_version_q(request.API_VERSION)
+            payload = bytes(request.encode_header(flexible=flexible)) + payload
+        return _I32.pack(len(payload)) + payload if framed else payload
 
     def expect_response(self) -> bool:
         return bool(self._request.expect_response())
@@ -113,6 +126,28 @@ class _Answer:
 
     def __repr__(self) -> str:
         return f"{self._real!r} (decoded by {getattr(self._decode, '__qualname__', self._decode)})"
+
+
+# -- writing a request's bytes ----------------------------------------------------------------
+def length_bytes(count: int, flexible: bool) -> bytes:
+    """An array's length: an unsigned varint of count + 1 (flexible versions), else an int32."""
+    return uvarint_bytes(count + 1) if flexible else _I32.pack(count)
+
+
+def string_bytes(text: str | None, flexible: bool) -> bytes:
+    if text is None:
+        return b"\x00" if flexible else _I16.pack(-1)
+    raw = text.encode("utf-8")
+    return (uvarint_bytes(len(raw) + 1) if flexible else _I16.pack(len(raw))) + raw
+
+
+def uvarint_bytes(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 # -- reading an answer's bytes ----------------------------------------------------------------

@@ -18,7 +18,16 @@ from array import array
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_groups.access.answers import Decoded, array_length, column, skip_tags, string, uvarint
+from kafka_groups.access.answers import (
+    Decoded,
+    array_length,
+    column,
+    length_bytes,
+    skip_tags,
+    string,
+    string_bytes,
+    uvarint,
+)
 
 LIST_OFFSETS_VERSIONS = (1, 11)  # v0 (OldStyleOffsets) is never asked for
 LIST_OFFSETS_FLEXIBLE_FROM = 6
@@ -65,16 +74,112 @@ class CommitAnswer:
         return [(t.name, p, code) for t in self.topics for p, code in t.refused]
 
 
-def list_offsets(request: Any) -> Decoded:
-    """A ``ListOffsetsRequest`` (v1 or later) whose answer is :func:`decode_list_offsets`'s."""
+def list_offsets(request: Any, partitions: dict[str, list[int]] | None = None, timestamp: int = 0) -> Decoded:
+    """A ``ListOffsetsRequest`` (v1 or later) whose answer is :func:`decode_list_offsets`'s.
+    ``partitions`` (per topic, each asked for ``timestamp``), with the request's version set:
+    the request's body is encoded here (:func:`list_offsets_body`), the request itself
+    carrying no topics."""
     if request._min_version is None or request._min_version < LIST_OFFSETS_VERSIONS[0]:
         request._min_version = LIST_OFFSETS_VERSIONS[0]
-    return Decoded(request, decode_list_offsets)
+    body = None
+    if partitions is not None:
+        body = list_offsets_body(
+            request.API_VERSION,
+            partitions,
+            timestamp,
+            request.replica_id,
+            request.isolation_level,
+            request.timeout_ms,
+        )
+    return Decoded(request, decode_list_offsets, body)
 
 
-def txn_offset_commit(request: Any) -> Decoded:
-    """A ``TxnOffsetCommitRequest`` whose answer is :func:`decode_txn_offset_commit`'s."""
-    return Decoded(request, decode_txn_offset_commit)
+def list_offsets_body(
+    version: int,
+    partitions: dict[str, list[int]],
+    timestamp: int,
+    replica_id: int = -1,
+    isolation_level: int = 0,
+    timeout_ms: int = 0,
+) -> bytes:
+    """The body of a ListOffsets request of ``version`` (v1 or later) asking each partition for
+    ``timestamp``, the current leader epoch unknown (-1): the bytes kafka-python writes for the
+    same request, one ``struct`` packing a partition."""
+    low, high = LIST_OFFSETS_VERSIONS
+    if not low <= version <= high:
+        raise ValueError(f"ListOffsets v{version} is not encoded here")
+    flexible = version >= LIST_OFFSETS_FLEXIBLE_FROM
+    out = [_I32.pack(replica_id)]
+    if version >= 2:
+        out.append(struct.pack(">b", isolation_level))
+    out.append(length_bytes(len(partitions), flexible))
+    fields = ">i" + ("i" if version >= 4 else "") + "q" + ("B" if flexible else "")
+    row = struct.Struct(fields)
+    for name, numbers in partitions.items():
+        out.append(string_bytes(name, flexible))
+        out.append(length_bytes(len(numbers), flexible))
+        if version >= 4 and flexible:
+            out.append(b"".join([row.pack(p, -1, timestamp, 0) for p in numbers]))
+        elif version >= 4:
+            out.append(b"".join([row.pack(p, -1, timestamp) for p in numbers]))
+        else:
+            out.append(b"".join([row.pack(p, timestamp) for p in numbers]))
+        if flexible:
+            out.append(b"\x00")
+    if version >= 10:
+        out.append(_I32.pack(timeout_ms))
+    if flexible:
+        out.append(b"\x00")
+    return b"".join(out)
+
+
+def txn_offset_commit(request: Any, offsets: dict[str, list[tuple[int, int]]] | None = None) -> Decoded:
+    """A ``TxnOffsetCommitRequest`` whose answer is :func:`decode_txn_offset_commit`'s.
+    ``offsets`` (per topic, (partition, offset) pairs), with the request's version set: the
+    request's body is encoded here (:func:`txn_offset_commit_body`), the request itself
+    carrying no topics."""
+    body = None
+    if offsets is not None:
+        body = txn_offset_commit_body(request.API_VERSION, request, offsets)
+    return Decoded(request, decode_txn_offset_commit, body)
+
+
+def txn_offset_commit_body(version: int, request: Any, offsets: dict[str, list[tuple[int, int]]]) -> bytes:
+    """The body of a TxnOffsetCommit of ``version`` with ``request``'s own fields (ids, producer,
+    generation, member) and ``offsets``, each with no leader epoch (-1) and empty metadata: the
+    bytes kafka-python writes for the same request."""
+    low, high = TXN_OFFSET_COMMIT_VERSIONS
+    if not low <= version <= high:
+        raise ValueError(f"TxnOffsetCommit v{version} is not encoded here")
+    flexible = version >= TXN_OFFSET_COMMIT_FLEXIBLE_FROM
+    out = [
+        string_bytes(request.transactional_id, flexible),
+        string_bytes(request.group_id, flexible),
+        struct.pack(">qh", request.producer_id, request.producer_epoch),
+    ]
+    if version >= 3:
+        out.append(_I32.pack(request.generation_id))
+        out.append(string_bytes(request.member_id, flexible))
+        out.append(string_bytes(request.group_instance_id, flexible))
+    out.append(length_bytes(len(offsets), flexible))
+    empty = string_bytes("", flexible)
+    if version >= 2:
+        row = struct.Struct(">iqi" + f"{len(empty)}s" + ("B" if flexible else ""))
+    else:
+        row = struct.Struct(">iq" + f"{len(empty)}s")
+    for name, pairs in offsets.items():
+        out.append(string_bytes(name, flexible))
+        out.append(length_bytes(len(pairs), flexible))
+        if flexible:
+            out.append(b"".join([row.pack(p, o, -1, empty, 0) for p, o in pairs]))
+            out.append(b"\x00")
+        elif version >= 2:
+            out.append(b"".join([row.pack(p, o, -1, empty) for p, o in pairs]))
+        else:
+            out.append(b"".join([row.pack(p, o, empty) for p, o in pairs]))
+    if flexible:
+        out.append(b"\x00")
+    return b"".join(out)
 
 
 def decode_list_offsets(data: bytes, version: int) -> ListedOffsets:

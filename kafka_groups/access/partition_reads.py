@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.decode import DESCRIBE_PAGE, _protocol_error
 from kafka_groups.access.naming import _common_reason, _offsets_missing
-from kafka_groups.access.protocol_calls import Rows
 from kafka_groups.access.retry import RETRIABLE_KAFKA_CODES, Deadline, Unavailable
 from kafka_groups.access.topics import TopicsAccess
 from kafka_groups.core.kafka_errors import denied
@@ -241,31 +240,28 @@ class PartitionReads(TopicsAccess):
             tps.sort()
             probe = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[], min_version=1)
             version = await self._version_on(leader, probe)
-            rows = (
-                None if version is None else Rows(partition_type, version, ("partition_index", "timestamp"))
-            )
             for start in range(0, len(tps), LIST_OFFSETS_PARTITIONS):
                 part = tps[start : start + LIST_OFFSETS_PARTITIONS]
-                by_topic: dict[str, list[Any]] = defaultdict(list)
+                by_topic: dict[str, list[int]] = defaultdict(list)
                 for topic, partition in part:
                     by_topic[topic].append(partition)
-                if rows is None:
+                if version is None:  # the version is not known: the layer encodes the request
                     topics = [
                         topic_type(
                             name=t, partitions=[partition_type(partition_index=p, timestamp=spec) for p in ps]
                         )
                         for t, ps in by_topic.items()
                     ]
-                else:
-                    topics = [
-                        topic_type(name=t, partitions=rows.of((p, spec) for p in ps))
-                        for t, ps in by_topic.items()
-                    ]
-                request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=topics, min_version=1)
-                if version is not None:
+                    request = ListOffsetsRequest(
+                        replica_id=-1, isolation_level=0, topics=topics, min_version=1
+                    )
+                    sent = list_offsets(request)
+                else:  # encoded here, for the version the connection speaks
+                    request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[], min_version=1)
                     request.API_VERSION = version
+                    sent = list_offsets(request, by_topic, spec)
                 # the answer decoded into arrays (access/partition_answers.py)
-                pending.append((leader, part, manager.send(list_offsets(request), node_id=leader)))
+                pending.append((leader, part, manager.send(sent, node_id=leader)))
         for leader, part, future in pending:
             try:
                 response = await future

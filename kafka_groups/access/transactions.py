@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, Any
 from kafka_groups.access.connection import Connection
 from kafka_groups.access.decode import _protocol_error
 from kafka_groups.access.naming import _coordinator_of
-from kafka_groups.access.protocol_calls import Rows
 from kafka_groups.access.retry import Deadline, NotAvailableInTime, Unavailable, describe_error, is_retriable
 from kafka_groups.errors import ClusterError
 
@@ -211,8 +210,6 @@ class TransactionsAccess(Connection):
         (nothing of the transaction is visible until EndTxn, so the caller aborts it). Parts
         whose answer was lost or whose coordinator moved are sent again until ``--timeout``:
         within one transaction, offsets committed twice are committed once."""
-        from kafka_groups.access.partition_answers import txn_offset_commit
-
         group = txn.group
         landed: set[int] = set()
 
@@ -243,7 +240,7 @@ class TransactionsAccess(Connection):
             for number in [n for n in range(len(parts)) if n not in landed]:
                 if len(window) >= PARTS_IN_FLIGHT:
                     await settle()
-                request = txn_offset_commit(_txn_offset_commit(txn, parts[number], offsets, version))
+                request = _txn_offset_commit(txn, parts[number], offsets, version)
                 window.append((number, self._protocol.manager.send(request, node_id=coordinator)))
                 del request
             while window:
@@ -506,16 +503,19 @@ def _txn_offset_commit(
     version: int | None,
 ) -> Any:
     """The TxnOffsetCommit of ``partitions`` at their ``offsets``, from outside the group
-    (generation -1, as an admin client commits). ``version``: the one it goes out in, known,
-    so the partitions are built as rows of it (protocol_calls.Rows); None, as objects the layer
-    encodes in any version."""
+    (generation -1, as an admin client commits), its answer decoded by
+    access/partition_answers.py. ``version``: the one it goes out in, known, so its body is
+    encoded there too; None, the partitions as objects the layer encodes in any version."""
     from kafka.protocol.producer.transaction import TxnOffsetCommitRequest
+
+    from kafka_groups.access.partition_answers import txn_offset_commit
 
     topic_type = TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic
     partition_type = topic_type.TxnOffsetCommitRequestPartition
     by_topic: dict[str, list[tuple[int, int]]] = {}
     for tp in partitions:
         by_topic.setdefault(tp[0], []).append((tp[1], offsets[tp]))
+    topics = []
     if version is None:
         topics = [
             topic_type(
@@ -532,15 +532,6 @@ def _txn_offset_commit(
             )
             for name, pairs in by_topic.items()
         ]
-    else:
-        rows = Rows(
-            partition_type,
-            version,
-            ("partition_index", "committed_offset"),
-            committed_leader_epoch=-1,
-            committed_metadata="",
-        )
-        topics = [topic_type(name=name, partitions=rows.of(pairs)) for name, pairs in by_topic.items()]
     request = TxnOffsetCommitRequest(
         transactional_id=txn.transactional_id,
         group_id=txn.group,
@@ -552,6 +543,7 @@ def _txn_offset_commit(
         topics=topics,
         max_version=TXN_OFFSET_COMMIT_VERSION,
     )
-    if version is not None:
-        request.API_VERSION = version
-    return request
+    if version is None:
+        return txn_offset_commit(request)
+    request.API_VERSION = version
+    return txn_offset_commit(request, by_topic)

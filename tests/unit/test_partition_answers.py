@@ -238,3 +238,91 @@ def test_a_replica_list_whose_length_takes_two_bytes():
     page = decode_topic_leaders(data, 1)
     assert [(list(t.partitions), list(t.leaders)) for t in page.topics] == [([0, 1], [5, 6])]
     assert page.next_cursor == ("t", 2)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    partitions=st.dictionaries(
+        st.text(min_size=1, max_size=20), st.lists(st.integers(0, 2**31 - 1), max_size=30), max_size=3
+    ),
+    timestamp=st.sampled_from([-2, -1, 0, 1_700_000_000_000]),
+)
+def test_list_offsets_bodies_are_the_bytes_kafka_python_writes(partitions, timestamp):
+    """Every version: the body list_offsets_body writes is the one kafka-python encodes for the
+    same request, and the wrapped request goes out framed with the layer's own header."""
+    from kafka.protocol.consumer.offsets import ListOffsetsRequest
+    from kafka.protocol.parser import KafkaProtocol
+
+    from kafka_groups.access.partition_answers import list_offsets, list_offsets_body
+
+    topic_type = ListOffsetsRequest.ListOffsetsTopic
+    partition_type = topic_type.ListOffsetsPartition
+    low, high = LIST_OFFSETS_VERSIONS
+    for version in range(low, high + 1):
+        theirs = ListOffsetsRequest(
+            replica_id=-1,
+            isolation_level=0,
+            topics=[
+                topic_type(
+                    name=t, partitions=[partition_type(partition_index=p, timestamp=timestamp) for p in ps]
+                )
+                for t, ps in partitions.items()
+            ],
+        )
+        assert list_offsets_body(version, partitions, timestamp) == theirs.encode(version=version), version
+        empty = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[], min_version=1)
+        empty.API_VERSION = version
+        theirs.API_VERSION = version
+        plain, ours = KafkaProtocol(client_id="c"), KafkaProtocol(client_id="c")
+        plain.send_request(theirs)
+        ours.send_request(list_offsets(empty, partitions, timestamp))
+        assert ours.send_bytes() == plain.send_bytes(), version
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    offsets=st.dictionaries(
+        st.text(min_size=1, max_size=20),
+        st.lists(st.tuples(st.integers(0, 2**31 - 1), st.integers(0, 2**62)), max_size=30),
+        max_size=3,
+    ),
+    instance=st.one_of(st.none(), st.text(max_size=5)),
+)
+def test_txn_offset_commit_bodies_are_the_bytes_kafka_python_writes(offsets, instance):
+    from kafka.protocol.producer.transaction import TxnOffsetCommitRequest
+
+    from kafka_groups.access.partition_answers import txn_offset_commit_body
+
+    topic_type = TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic
+    partition_type = topic_type.TxnOffsetCommitRequestPartition
+    fields = {
+        "transactional_id": "kafka-group-tools-reset-g",
+        "group_id": "g-ü",
+        "producer_id": 2**40,
+        "producer_epoch": 3,
+        "generation_id": -1,
+        "member_id": "",
+        "group_instance_id": instance,
+    }
+    low, high = TXN_OFFSET_COMMIT_VERSIONS
+    for version in range(low, high + 1):
+        theirs = TxnOffsetCommitRequest(
+            **fields,
+            topics=[
+                topic_type(
+                    name=t,
+                    partitions=[
+                        partition_type(
+                            partition_index=p,
+                            committed_offset=o,
+                            committed_leader_epoch=-1,
+                            committed_metadata="",
+                        )
+                        for p, o in pairs
+                    ],
+                )
+                for t, pairs in offsets.items()
+            ],
+        )
+        bare = TxnOffsetCommitRequest(**fields, topics=[])
+        assert txn_offset_commit_body(version, bare, offsets) == theirs.encode(version=version), version
