@@ -187,7 +187,10 @@ class PartitionReads(TopicsAccess):
         state = {"leaders": leaders, "refreshed": False}
 
         def attempt(_deadline: Deadline) -> None:
-            todo = [tp for tp in partitions if tp not in target and tp not in answered]
+            if target or answered:  # an attempt after a failure: what is still missing
+                todo = [tp for tp in partitions if tp not in target and tp not in answered]
+            else:
+                todo = partitions
             if not todo:
                 return
             current = state["leaders"]
@@ -261,8 +264,8 @@ class PartitionReads(TopicsAccess):
                     request.API_VERSION = version
                     sent = list_offsets(request, by_topic, spec)
                 # the answer decoded into arrays (access/partition_answers.py)
-                pending.append((leader, part, manager.send(sent, node_id=leader)))
-        for leader, part, future in pending:
+                pending.append((leader, part, by_topic, manager.send(sent, node_id=leader)))
+        for leader, part, asked, future in pending:
             try:
                 response = await future
             except Exception as exc:  # the leader did not answer: asked again after fresh leaders
@@ -270,12 +273,17 @@ class PartitionReads(TopicsAccess):
                 for tp in part:
                     failures[(kind, tp)] = reason
                 continue
+            whole = True  # so far every partition answered with an offset, each asked one once
+            seen: set[str] = set()
             for topic in response.topics:
                 name = topic.name
                 codes, offsets = topic.error_codes, topic.offsets
                 if not any(codes) and (not offsets or min(offsets) >= 0):
                     target.put_topic(name, topic.partitions, offsets)  # every one answered
+                    whole = whole and name not in seen and sorted(topic.partitions) == asked.get(name)
+                    seen.add(name)
                     continue
+                whole = False
                 for partition, code, offset in zip(topic.partitions, codes, offsets, strict=True):
                     tp = (name, partition)
                     if code == 0:
@@ -291,6 +299,8 @@ class PartitionReads(TopicsAccess):
                         needs = {"topic": f"DESCRIBE on topic '{name}'"}
                         reason = denied(code, needs) or _protocol_error(code).message
                         raise ClusterError(f"reading the log offsets of {name}-{partition} failed: {reason}")
+            if whole and seen == asked.keys():  # the answer is the request's partitions, each with its offset
+                continue
             for tp in part:
                 if tp not in target and tp not in answered and (kind, tp) not in failures:
                     failures[(kind, tp)] = f"leader broker {leader}: no answer for this partition"

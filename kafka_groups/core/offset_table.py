@@ -408,6 +408,18 @@ class LeaderTable(Mapping[int, int]):
         for partition, leader in zip(partitions, leaders, strict=True):
             self.set(partition, leader if leader >= 0 else -1)
 
+    def absent_and_leaderless(self, partitions: Iterable[int]) -> tuple[list[int], list[int]]:
+        """Of ``partitions``, those the topic does not have, and those it has without a leader."""
+        leaders, count = self._leaders, len(self._leaders)
+        absent: list[int] = []
+        leaderless: list[int] = []
+        for partition in partitions:
+            if not 0 <= partition < count:
+                absent.append(partition)
+            elif leaders[partition] < 0:
+                leaderless.append(partition)
+        return absent, leaderless
+
     def __getitem__(self, partition: int) -> int:
         if not 0 <= partition < len(self._leaders):
             raise KeyError(partition)

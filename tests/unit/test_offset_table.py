@@ -181,3 +181,11 @@ def test_leaders_set_many_is_set_of_each(pairs, first, count):
             one.set(p, leader if leader >= 0 else -1)
         many.set_many([p for p, _ in rows], [leader for _, leader in rows])
         assert list(one.items()) == list(many.items())
+
+
+@given(st.lists(st.integers(-1, 4), max_size=50), st.lists(st.integers(-3, 60), max_size=80))
+def test_absent_and_leaderless_partitions_of_a_topic(leaders, partitions):
+    table = LeaderTable(leaders)
+    absent, leaderless = table.absent_and_leaderless(partitions)
+    assert absent == [p for p in partitions if p not in table]
+    assert leaderless == [p for p in partitions if p in table and table[p] < 0]
