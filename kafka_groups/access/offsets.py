@@ -90,7 +90,7 @@ class OffsetsAccess(Connection):
         into a dict or, past ``COMPACT_ABOVE`` partitions in all, a compact table, and dropped."""
         from kafka.errors import for_code
 
-        from kafka_groups.core.offset_table import OffsetTable
+        from kafka_groups.access.offset_fetch import offset_fetch
         from kafka_groups.core.reset import COMPACT_ABOVE
 
         client = self._protocol
@@ -112,36 +112,28 @@ class OffsetsAccess(Connection):
         ]
         for turn in range(max((len(asks) for _, asks in queues), default=0)):
             sent = [
-                (asks[turn][0], client.manager.send(asks[turn][1], node_id=node))
+                (asks[turn][0], client.manager.send(offset_fetch(asks[turn][1]), node_id=node))
                 for node, asks in queues
                 if turn < len(asks)
             ]
             for asked, future in sent:
+                # decoded straight into arrays (access/offset_fetch.py), not the layer's objects
                 response = await self._answer(
                     future, _coordinator_of([asked] if asked is not None else group_ids)
                 )
                 if response.error_code:
                     raise for_code(response.error_code)(f"OffsetFetchResponse failed for group '{asked}'.")
-                for answer in response.groups if response.API_VERSION >= 8 else [response]:
-                    group_id = answer.group_id if response.API_VERSION >= 8 else asked
+                for answer in response.groups:
+                    group_id = answer.group_id if answer.group_id is not None else asked
                     if answer.error_code:
                         raise for_code(answer.error_code)(
                             f"OffsetFetchResponse failed for group '{group_id}'."
                         )
-                    total += sum(len(t.partitions) for t in answer.topics)
-                    held: dict[TopicPartition, int] | OffsetTable = (
-                        OffsetTable() if total > COMPACT_ABOVE else {}
-                    )
-                    for topic in answer.topics:
-                        name = topic.name
-                        for p in topic.partitions:
-                            if p.error_code:
-                                raise for_code(p.error_code)(
-                                    f"OffsetFetchResponse failed for partition {p.partition_index}"
-                                )
-                            if p.committed_offset >= 0:
-                                held[(name, p.partition_index)] = p.committed_offset
-                    found[group_id] = held.settle() if isinstance(held, OffsetTable) else held
+                    failed = answer.first_error()
+                    if failed is not None:
+                        raise for_code(failed[2])(f"OffsetFetchResponse failed for partition {failed[1]}")
+                    total += answer.partition_count()
+                    found[group_id] = answer.table() if total > COMPACT_ABOVE else answer.offsets()
                 del response
         return found
 

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.decode import DESCRIBE_PAGE, _protocol_error
 from kafka_groups.access.naming import _common_reason, _offsets_missing
-from kafka_groups.access.protocol_calls import Rows
 from kafka_groups.access.retry import RETRIABLE_KAFKA_CODES, Deadline, Unavailable
 from kafka_groups.access.topics import TopicsAccess
 from kafka_groups.core.kafka_errors import denied
@@ -71,6 +70,7 @@ class PartitionReads(TopicsAccess):
 
     async def _leaders(self, names: list[str]) -> dict[str, LeaderTable]:
         from kafka_groups.access.messages import DescribeTopicPartitionsRequest
+        from kafka_groups.access.partition_answers import topic_leaders
         from kafka_groups.core.offset_table import LeaderTable
 
         manager = self._protocol.manager
@@ -85,7 +85,7 @@ class PartitionReads(TopicsAccess):
                 response_partition_limit=DESCRIBE_PAGE,
                 cursor=cursor,
             )
-            return manager.send(request)
+            return manager.send(topic_leaders(request))  # the leaders alone, into arrays
 
         # Every topic's first page goes out together. A topic with more partitions than a page
         # holds is then read a window of pages at a time, each page starting where the one
@@ -122,13 +122,12 @@ class PartitionReads(TopicsAccess):
                         f"{_protocol_error(topic.error_code).message}"
                     )
                 table = tables.setdefault(topic.name, LeaderTable())
-                for p in topic.partitions:
-                    table.set(p.partition_index, p.leader_id if p.leader_id >= 0 else -1)
+                table.set_many(topic.partitions, topic.leaders)
             cursor = response.next_cursor
             if cursor is None:
                 ended.add(name)
                 continue
-            at = cursor.partition_index
+            at = cursor[1]
             if end is None:  # the first page: the rest in windows of its size
                 window(name, at, max(at - start, 1))
             elif at < end:  # this page ended early: the rest of its share
@@ -188,7 +187,10 @@ class PartitionReads(TopicsAccess):
         state = {"leaders": leaders, "refreshed": False}
 
         def attempt(_deadline: Deadline) -> None:
-            todo = [tp for tp in partitions if tp not in target and tp not in answered]
+            if target or answered:  # an attempt after a failure: what is still missing
+                todo = [tp for tp in partitions if tp not in target and tp not in answered]
+            else:
+                todo = partitions
             if not todo:
                 return
             current = state["leaders"]
@@ -219,6 +221,8 @@ class PartitionReads(TopicsAccess):
         from kafka.errors import KafkaError
         from kafka.protocol.consumer.offsets import ListOffsetsRequest
 
+        from kafka_groups.access.partition_answers import list_offsets
+
         topic_type = ListOffsetsRequest.ListOffsetsTopic
         partition_type = topic_type.ListOffsetsPartition
         by_leader: dict[int, list[TopicPartition]] = defaultdict(list)
@@ -239,31 +243,29 @@ class PartitionReads(TopicsAccess):
             tps.sort()
             probe = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[], min_version=1)
             version = await self._version_on(leader, probe)
-            rows = (
-                None if version is None else Rows(partition_type, version, ("partition_index", "timestamp"))
-            )
             for start in range(0, len(tps), LIST_OFFSETS_PARTITIONS):
                 part = tps[start : start + LIST_OFFSETS_PARTITIONS]
-                by_topic: dict[str, list[Any]] = defaultdict(list)
+                by_topic: dict[str, list[int]] = defaultdict(list)
                 for topic, partition in part:
                     by_topic[topic].append(partition)
-                if rows is None:
+                if version is None:  # the version is not known: the layer encodes the request
                     topics = [
                         topic_type(
                             name=t, partitions=[partition_type(partition_index=p, timestamp=spec) for p in ps]
                         )
                         for t, ps in by_topic.items()
                     ]
-                else:
-                    topics = [
-                        topic_type(name=t, partitions=rows.of((p, spec) for p in ps))
-                        for t, ps in by_topic.items()
-                    ]
-                request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=topics, min_version=1)
-                if version is not None:
+                    request = ListOffsetsRequest(
+                        replica_id=-1, isolation_level=0, topics=topics, min_version=1
+                    )
+                    sent = list_offsets(request)
+                else:  # encoded here, for the version the connection speaks
+                    request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[], min_version=1)
                     request.API_VERSION = version
-                pending.append((leader, part, manager.send(request, node_id=leader)))
-        for leader, part, future in pending:
+                    sent = list_offsets(request, by_topic, spec)
+                # the answer decoded into arrays (access/partition_answers.py)
+                pending.append((leader, part, by_topic, manager.send(sent, node_id=leader)))
+        for leader, part, asked, future in pending:
             try:
                 response = await future
             except Exception as exc:  # the leader did not answer: asked again after fresh leaders
@@ -271,28 +273,34 @@ class PartitionReads(TopicsAccess):
                 for tp in part:
                     failures[(kind, tp)] = reason
                 continue
+            whole = True  # so far every partition answered with an offset, each asked one once
+            seen: set[str] = set()
             for topic in response.topics:
                 name = topic.name
-                for p in topic.partitions:
-                    tp = (name, p.partition_index)
-                    code = p.error_code
+                codes, offsets = topic.error_codes, topic.offsets
+                if not any(codes) and (not offsets or min(offsets) >= 0):
+                    target.put_topic(name, topic.partitions, offsets)  # every one answered
+                    whole = whole and name not in seen and sorted(topic.partitions) == asked.get(name)
+                    seen.add(name)
+                    continue
+                whole = False
+                for partition, code, offset in zip(topic.partitions, codes, offsets, strict=True):
+                    tp = (name, partition)
                     if code == 0:
-                        if p.offset >= 0:
-                            target.put(tp, p.offset)
-                        elif empty_ok and p.offset == -1:
+                        if offset >= 0:
+                            target.put(tp, offset)
+                        elif empty_ok and offset == -1:
                             answered.add(tp)
                         else:
-                            failures[(kind, tp)] = (
-                                f"leader broker {leader} answered {p.offset}, not an offset"
-                            )
+                            failures[(kind, tp)] = f"leader broker {leader} answered {offset}, not an offset"
                     elif code in RETRIED:
                         failures[(kind, tp)] = f"leader broker {leader}: {_protocol_error(code).name}"
                     else:
                         needs = {"topic": f"DESCRIBE on topic '{name}'"}
                         reason = denied(code, needs) or _protocol_error(code).message
-                        raise ClusterError(
-                            f"reading the log offsets of {name}-{p.partition_index} failed: {reason}"
-                        )
+                        raise ClusterError(f"reading the log offsets of {name}-{partition} failed: {reason}")
+            if whole and seen == asked.keys():  # the answer is the request's partitions, each with its offset
+                continue
             for tp in part:
                 if tp not in target and tp not in answered and (kind, tp) not in failures:
                     failures[(kind, tp)] = f"leader broker {leader}: no answer for this partition"

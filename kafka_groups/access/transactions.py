@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, Any
 from kafka_groups.access.connection import Connection
 from kafka_groups.access.decode import _protocol_error
 from kafka_groups.access.naming import _coordinator_of
-from kafka_groups.access.protocol_calls import Rows
 from kafka_groups.access.retry import Deadline, NotAvailableInTime, Unavailable, describe_error, is_retriable
 from kafka_groups.errors import ClusterError
 
@@ -230,7 +229,7 @@ class TransactionsAccess(Connection):
                 except Unavailable as exc:  # the answer was lost: the part is sent again
                     again.append(exc.reason)
                     return
-                failed = _refused(answer)
+                failed = answer.refused()  # decoded by access/partition_answers.py
                 if not failed:
                     landed.add(number)
                 elif {code for _t, _p, code in failed} <= COORDINATOR_MOVING:
@@ -414,7 +413,7 @@ class TransactionsAccess(Connection):
         from kafka.errors import for_code
         from kafka.protocol.consumer.group import OffsetFetchRequest
 
-        from kafka_groups.core.offset_table import OffsetTable
+        from kafka_groups.access.offset_fetch import offset_fetch
 
         group_type = OffsetFetchRequest.OffsetFetchRequestGroup
         topic_type = group_type.OffsetFetchRequestTopics
@@ -436,8 +435,10 @@ class TransactionsAccess(Connection):
                 max_version=8,
             )
             del by_topic, topics
+            # decoded straight into arrays (access/offset_fetch.py), not the layer's objects
             response = await self._answer(
-                self._protocol.manager.send(request, node_id=coordinators[group]), _coordinator_of([group])
+                self._protocol.manager.send(offset_fetch(request), node_id=coordinators[group]),
+                _coordinator_of([group]),
             )
             answer = response.groups[0]
             code = response.error_code or answer.error_code
@@ -445,25 +446,18 @@ class TransactionsAccess(Connection):
                 raise Unavailable(_coordinator_of([group]), _protocol_error(code).name)
             if code:
                 raise for_code(code)(f"OffsetFetchResponse failed for group '{group}'.")
-            held = OffsetTable()
-            pending = 0
-            for topic in answer.topics:
-                name = topic.name
-                for p in topic.partitions:
-                    if p.error_code == UNSTABLE_OFFSET_COMMIT:
-                        pending += 1
-                    elif p.error_code:
-                        raise for_code(p.error_code)(
-                            f"OffsetFetchResponse failed for partition {p.partition_index}"
-                        )
-                    elif p.committed_offset >= 0:
-                        held.put((name, p.partition_index), p.committed_offset)
+            errors = answer.errors()
+            pending = sum(1 for _t, _p, c in errors if c == UNSTABLE_OFFSET_COMMIT)
+            failed = next(((p, c) for _t, p, c in errors if c != UNSTABLE_OFFSET_COMMIT), None)
+            if failed is not None:
+                raise for_code(failed[1])(f"OffsetFetchResponse failed for partition {failed[0]}")
             if pending:
                 raise Unavailable(
                     f"the committed offsets of group '{group}'",
                     f"a transaction still holds {pending} of them: {UNSTABLE_REASON}",
                 )
-            found[group] = held.settle()
+            # a partition answered with an error has no offset (-1): the table leaves it out
+            found[group] = answer.table()
         return found
 
 
@@ -509,16 +503,19 @@ def _txn_offset_commit(
     version: int | None,
 ) -> Any:
     """The TxnOffsetCommit of ``partitions`` at their ``offsets``, from outside the group
-    (generation -1, as an admin client commits). ``version``: the one it goes out in, known,
-    so the partitions are built as rows of it (protocol_calls.Rows); None, as objects the layer
-    encodes in any version."""
+    (generation -1, as an admin client commits), its answer decoded by
+    access/partition_answers.py. ``version``: the one it goes out in, known, so its body is
+    encoded there too; None, the partitions as objects the layer encodes in any version."""
     from kafka.protocol.producer.transaction import TxnOffsetCommitRequest
+
+    from kafka_groups.access.partition_answers import txn_offset_commit
 
     topic_type = TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic
     partition_type = topic_type.TxnOffsetCommitRequestPartition
     by_topic: dict[str, list[tuple[int, int]]] = {}
     for tp in partitions:
         by_topic.setdefault(tp[0], []).append((tp[1], offsets[tp]))
+    topics = []
     if version is None:
         topics = [
             topic_type(
@@ -535,15 +532,6 @@ def _txn_offset_commit(
             )
             for name, pairs in by_topic.items()
         ]
-    else:
-        rows = Rows(
-            partition_type,
-            version,
-            ("partition_index", "committed_offset"),
-            committed_leader_epoch=-1,
-            committed_metadata="",
-        )
-        topics = [topic_type(name=name, partitions=rows.of(pairs)) for name, pairs in by_topic.items()]
     request = TxnOffsetCommitRequest(
         transactional_id=txn.transactional_id,
         group_id=txn.group,
@@ -555,13 +543,7 @@ def _txn_offset_commit(
         topics=topics,
         max_version=TXN_OFFSET_COMMIT_VERSION,
     )
-    if version is not None:
-        request.API_VERSION = version
-    return request
-
-
-def _refused(answer: Any) -> list[tuple[str, int, int]]:
-    """The partitions a TxnOffsetCommit answer refused: (topic, partition, error code)."""
-    return [
-        (t.name, p.partition_index, p.error_code) for t in answer.topics for p in t.partitions if p.error_code
-    ]
+    if version is None:
+        return txn_offset_commit(request)
+    request.API_VERSION = version
+    return txn_offset_commit(request, by_topic)

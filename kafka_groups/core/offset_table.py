@@ -17,7 +17,7 @@ made as they are iterated), so planning, rendering and the write guard take eith
 from __future__ import annotations
 
 from array import array
-from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from itertools import compress
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +104,49 @@ class OffsetTable(Mapping["TopicPartition", int]):
         self._counts[topic] = count + 1
 
     __setitem__ = put
+
+    def put_topic(self, topic: str, partitions: Sequence[int], offsets: Sequence[int]) -> None:
+        """Every ``(topic, partitions[i]) -> offsets[i]`` whose offset is 0 or more (a decoded
+        answer's columns, -1 meaning none), in any order, the last of a partition given twice
+        winning: straight into the topic's arrays where they stay dense enough, else one
+        :meth:`put` each."""
+        if len(partitions) != len(offsets):
+            raise ValueError("as many offsets as partitions")
+        if not offsets:
+            return
+        if min(offsets) < 0:  # some without an offset: left out
+            kept = [(p, o) for p, o in zip(partitions, offsets, strict=True) if o >= 0]
+            if not kept:
+                return
+            partitions, offsets = [p for p, _ in kept], [o for _, o in kept]
+        top = max(partitions)
+        count = self._counts.get(topic, 0)
+        # One answer may hold every third partition of a topic (those one broker leads): the
+        # arrays may run ahead of the entries further than put() lets them, within the cost of
+        # a dict's entries (16 x 9 bytes a partition), and no further.
+        if (
+            min(partitions) < 0
+            or top >= 16 * (count + len(partitions)) + 4096
+            or (self._sparse and topic in self._sparse)
+        ):
+            for partition, offset in zip(partitions, offsets, strict=True):
+                self.put((topic, partition), offset)
+            return
+        present = self._present.get(topic)
+        if present is None:
+            present = self._present[topic] = bytearray()
+            self._offsets[topic] = array("q")
+        values = self._offsets[topic]
+        if top >= len(present):
+            grow = top + 1 - len(present)
+            values.frombytes(bytes(8 * grow))
+            present.extend(bytes(grow))
+        for partition, offset in zip(partitions, offsets, strict=True):
+            present[partition] = _PRESENT
+            values[partition] = offset
+        added = present.count(_PRESENT) - count  # a partition there before, or given twice, counts once
+        self._counts[topic] = count + added
+        self._size += added
 
     def __getitem__(self, tp: TopicPartition) -> int:
         topic, partition = tp
@@ -348,6 +391,34 @@ class LeaderTable(Mapping[int, int]):
         if partition >= len(self._leaders):
             self._leaders.extend(array("i", [-1]) * (partition + 1 - len(self._leaders)))
         self._leaders[partition] = leader
+
+    def set_many(self, partitions: Sequence[int], leaders: Sequence[int]) -> None:
+        """``set`` of each pair (a page of a DescribeTopicPartitions answer), a leader below 0
+        kept as -1; a run of consecutive partitions in one slice assignment."""
+        if len(partitions) != len(leaders):
+            raise ValueError("as many leaders as partitions")
+        if not partitions:
+            return
+        first, count = partitions[0], len(partitions)
+        if first >= 0 and min(leaders) >= -1 and list(partitions) == list(range(first, first + count)):
+            if first + count > len(self._leaders):
+                self._leaders.extend(array("i", [-1]) * (first + count - len(self._leaders)))
+            self._leaders[first : first + count] = array("i", leaders)
+            return
+        for partition, leader in zip(partitions, leaders, strict=True):
+            self.set(partition, leader if leader >= 0 else -1)
+
+    def absent_and_leaderless(self, partitions: Iterable[int]) -> tuple[list[int], list[int]]:
+        """Of ``partitions``, those the topic does not have, and those it has without a leader."""
+        leaders, count = self._leaders, len(self._leaders)
+        absent: list[int] = []
+        leaderless: list[int] = []
+        for partition in partitions:
+            if not 0 <= partition < count:
+                absent.append(partition)
+            elif leaders[partition] < 0:
+                leaderless.append(partition)
+        return absent, leaderless
 
     def __getitem__(self, partition: int) -> int:
         if not 0 <= partition < len(self._leaders):

@@ -179,10 +179,26 @@ def _source_partitions(facts: GroupFacts, committed: Mapping[TopicPartition, obj
 
 def check_partitions(partitions: set[TopicPartition], known: Mapping[str, Mapping[int, int]]) -> None:
     """Every partition exists and has a leader, or the reset is refused."""
-    absent = sorted(tp for tp in partitions if tp[1] not in known.get(tp[0], {}))
+    from kafka_groups.core.offset_table import LeaderTable
+
+    by_topic: dict[str, list[int]] = {}
+    for topic, partition in partitions:
+        by_topic.setdefault(topic, []).append(partition)
+    absent: list[TopicPartition] = []
+    leaderless: list[TopicPartition] = []
+    for topic, numbers in by_topic.items():
+        table = known.get(topic, {})
+        if isinstance(table, LeaderTable):  # a topic's leaders in one array: looked up in one pass
+            missing, without = table.absent_and_leaderless(numbers)
+        else:
+            missing = [p for p in numbers if p not in table]
+            without = [p for p in numbers if p in table and table[p] < 0]
+        absent += [(topic, p) for p in missing]
+        leaderless += [(topic, p) for p in without]
+    absent.sort()
+    leaderless.sort()
     if absent:
         raise CliError(f'The partitions "{few([f"{t}-{p}" for t, p in absent])}" do not exist')
-    leaderless = sorted(tp for tp in partitions if known[tp[0]][tp[1]] < 0)
     if leaderless:
         names = ",".join(f"{t}-{p}" for t, p in leaderless)
         raise ClusterError(f'The partitions "{names}" have no leader')

@@ -103,13 +103,18 @@ class PagingBroker:
         self.outstanding += 1
         self.most_outstanding = max(self.most_outstanding, self.outstanding)
         size = self.sizes.get(name)
+        # answered as access/partition_answers.py decodes the answer (its own test holds that
+        # decoding to kafka-python's)
         if size is None:
-            topics = [SimpleNamespace(name=name, error_code=3, partitions=[])]
+            topics = [SimpleNamespace(name=name, error_code=3, partitions=[], leaders=[])]
             return self._answer(topics, None)
         end = min(size, start + self.limit)
-        partitions = [SimpleNamespace(partition_index=p, leader_id=p % 3) for p in range(start, end)]
-        cursor = SimpleNamespace(topic_name=name, partition_index=end) if end < size else None
-        return self._answer([SimpleNamespace(name=name, error_code=0, partitions=partitions)], cursor)
+        partitions = list(range(start, end))
+        cursor = (name, end) if end < size else None
+        topic = SimpleNamespace(
+            name=name, error_code=0, partitions=partitions, leaders=[p % 3 for p in partitions]
+        )
+        return self._answer([topic], cursor)
 
     def _answer(self, topics, cursor):
         broker = self

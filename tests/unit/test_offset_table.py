@@ -135,3 +135,57 @@ def test_a_compact_subset_is_the_filtered_dict(items, keys):
     assert list(picked) == [tp for tp in source if tp in expected]
     assert OffsetTable(expected.items()) == picked
     assert (picked == OffsetTable(items)) == (expected == dict(items))
+
+
+@given(
+    st.lists(st.tuples(topics, st.integers(0, 2**31 - 1)), max_size=3, unique=True),
+    st.lists(st.tuples(st.integers(0, 9000), st.integers(-1, 2**40)), max_size=300),
+    st.sampled_from(["orders", "new"]),
+)
+def test_a_topic_put_at_once_is_the_entries_put_one_by_one(before, rows, topic):
+    """put_topic (a decoded answer's columns: -1 for no offset, any order, a partition possibly
+    twice) leaves the table as put() of each entry with an offset would, the last one winning."""
+    expected = {**{(t, p): 1 for t, p in before}, **{(topic, p): o for p, o in rows if o >= 0}}
+    table = OffsetTable(((t, p), 1) for t, p in before)
+    table.put_topic(topic, [p for p, _ in rows], [o for _, o in rows])
+    assert table.settle() == expected and len(table) == len(expected)
+    assert dict(table.items()) == expected
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 9000), st.integers(-1, 2**40)), max_size=200),
+    st.lists(st.tuples(st.integers(0, 9000), st.integers(-1, 2**40)), max_size=200),
+)
+def test_topic_parts_put_one_after_another_merge(first, second):
+    """Two answers of one topic (ListOffsets asks 5,000 partitions a request) put after each
+    other: the table holds both, the later offset of a partition in both."""
+    expected = {("t", p): o for p, o in [*first, *second] if o >= 0}
+    table = OffsetTable()
+    for rows in (first, second):
+        table.put_topic("t", [p for p, _ in rows], [o for _, o in rows])
+    assert table.settle() == expected and len(table) == len(expected)
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 3000), st.integers(-5, 8)), max_size=100),
+    st.integers(0, 50),
+    st.integers(0, 60),
+)
+def test_leaders_set_many_is_set_of_each(pairs, first, count):
+    """A page of consecutive partitions (one slice) or any other list (one set each) leaves the
+    table as set() of each pair would, a leader below 0 kept as -1."""
+    page = [(p, (p * 7) % 5 - 1) for p in range(first, first + count)]
+    for rows in (pairs, page):
+        one, many = LeaderTable(), LeaderTable()
+        for p, leader in rows:
+            one.set(p, leader if leader >= 0 else -1)
+        many.set_many([p for p, _ in rows], [leader for _, leader in rows])
+        assert list(one.items()) == list(many.items())
+
+
+@given(st.lists(st.integers(-1, 4), max_size=50), st.lists(st.integers(-3, 60), max_size=80))
+def test_absent_and_leaderless_partitions_of_a_topic(leaders, partitions):
+    table = LeaderTable(leaders)
+    absent, leaderless = table.absent_and_leaderless(partitions)
+    assert absent == [p for p in partitions if p not in table]
+    assert leaderless == [p for p in partitions if p in table and table[p] < 0]
