@@ -28,7 +28,8 @@ from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
 from kafka_groups.errors import ClusterError, UnsupportedByBroker
 
 if TYPE_CHECKING:  # the group descriptions and listings load where they are made (decode.py says why)
-    from kafka_groups.core.describe import GroupDescription
+    from kafka_groups.access.answers import ListedGroupAnswer
+    from kafka_groups.core.describe import Coordinator, GroupDescription
     from kafka_groups.core.groups import GroupListing
 
 # Up to this many groups, a describe goes through confluent-kafka; more, through the protocol
@@ -42,6 +43,13 @@ def _plain(description: GroupDescription) -> GroupDescription:
     client served them (docs/json.md: the epochs come with ``--verbose``)."""
     from dataclasses import replace
 
+    if (
+        description.group_epoch is None
+        and description.target_assignment_epoch is None
+        and description.creation_time_ms is None
+        and all(m.member_epoch is None and m.upgraded is None for m in description.members)
+    ):
+        return description  # a classic group's: nothing to take away (thousands of groups)
     members = tuple(replace(m, member_epoch=None, upgraded=None) for m in description.members)
     return replace(
         description, members=members, group_epoch=None, target_assignment_epoch=None, creation_time_ms=None
@@ -83,10 +91,10 @@ class GroupsAccess(Connection):
         )
         return [
             GroupListing(
-                group_id=g["group_id"],
-                type=(g.get("group_type") or "").capitalize() or UNKNOWN,
-                state=g.get("group_state") or UNKNOWN,
-                protocol_type=g.get("protocol_type") or "",
+                group_id=g.group_id,
+                type=(g.group_type or "").capitalize() or UNKNOWN,
+                state=g.group_state or UNKNOWN,
+                protocol_type=g.protocol_type or "",
             )
             for g in raw
         ]
@@ -280,6 +288,7 @@ class GroupsAccess(Connection):
         of many groups in chunks pays once per chunk."""
         from kafka.protocol.admin import DescribeGroupsRequest
 
+        from kafka_groups.access.answers import answered
         from kafka_groups.access.messages import ConsumerGroupDescribeRequest
         from kafka_groups.core.capabilities import CONSUMER_GROUPS
 
@@ -297,12 +306,21 @@ class GroupsAccess(Connection):
                 if with_consumer
                 else None,
                 manager.send(
-                    DescribeGroupsRequest(groups=ids, include_authorized_operations=False), node_id=node
+                    answered(DescribeGroupsRequest(groups=ids, include_authorized_operations=False)),
+                    node_id=node,
                 ),
             )
             for node, ids in by_node.items()
         ]
         missing: list[str] = []
+        coordinators: dict[int, Coordinator] = {}  # one value for all the groups of a node
+
+        def coordinator(node: int) -> Coordinator:
+            known = coordinators.get(node)
+            if known is None:
+                known = coordinators[node] = self._coordinator(node)
+            return known
+
         for node, consumer_future, classic_future in sent:
             missing_what = _coordinator_of(by_node[node])
             if consumer_future is not None:
@@ -311,7 +329,7 @@ class GroupsAccess(Connection):
                     _raise_if_retriable(group.group_id, group.error_code)
                     if group.error_code == 0:
                         found[group.group_id] = _consumer_group(
-                            group, self._coordinator(node), response.API_VERSION
+                            group, coordinator(node), response.API_VERSION
                         )
                     elif group.error_code not in (GROUP_ID_NOT_FOUND, UNSUPPORTED_VERSION):
                         # (Those two: not a consumer-protocol group, or a broker with KIP-848
@@ -327,25 +345,36 @@ class GroupsAccess(Connection):
                 ):
                     missing.append(group.group_id)
                 elif group.error_code != 0:
-                    raise _group_error(
-                        group.group_id, group.error_code, getattr(group, "error_message", None)
-                    )
+                    raise _group_error(group.group_id, group.error_code, group.error_message)
                 elif group.protocol_type not in ("consumer", ""):
                     missing.append(group.group_id)
                 else:
-                    found[group.group_id] = _classic_group(group, self._coordinator(node))
+                    found[group.group_id] = _classic_group(group, coordinator(node))
         return found, missing
 
-    async def _list_groups(self, types: list[str] | None) -> list[dict[str, Any]]:
-        """ListGroups to every broker at once. The raw type names go on the wire: the
-        library's own helper only knows the types it has names for (not ``streams``)."""
+    async def _list_groups(self, types: list[str] | None) -> list[ListedGroupAnswer]:
+        """ListGroups to every broker at once, the answers decoded by ours (access/answers.py).
+        The raw type names go on the wire: the library's own helper only knows the types it
+        has names for (not ``streams``)."""
         from kafka.protocol.admin import ListGroupsRequest
+
+        from kafka_groups.access.answers import answered
 
         client = self._protocol
         brokers = [b.node_id for b in client.manager.cluster.brokers()]
-        request = ListGroupsRequest(types_filter=types, min_version=5) if types else ListGroupsRequest()
-        sent = [(node, client.manager.send(request, node_id=node)) for node in brokers]
-        groups: list[dict[str, Any]] = []
+        sent = [
+            (
+                node,
+                client.manager.send(
+                    answered(
+                        ListGroupsRequest(types_filter=types, min_version=5) if types else ListGroupsRequest()
+                    ),
+                    node_id=node,
+                ),
+            )
+            for node in brokers
+        ]
+        groups: list[ListedGroupAnswer] = []
         for node, future in sent:
             # Every broker must answer: each coordinates its own share of the groups.
             missing = f"the list of groups on broker {self._broker_label(node)}"
@@ -354,5 +383,5 @@ class GroupsAccess(Connection):
                 raise Unavailable(missing, _protocol_error(response.error_code).name)
             if response.error_code:
                 raise ClusterError(f"listing groups failed: {_protocol_error(response.error_code).message}")
-            groups.extend(g.to_dict() for g in response.groups)
+            groups.extend(response.groups)
         return groups
