@@ -122,10 +122,10 @@ def _plain_offsets_text(rows: tuple[OffsetRow, ...]) -> str:
     header, general, numbers = _formats(max(15, len(group)), topic, consumer, host)
     cell = f"\n{group:<15} ".replace("%", "%%")
     idle = cell + numbers + f"{MISSING:<{consumer}} {MISSING:<{host}} {MISSING}"
-    if owners == {(None, None, None)} and None not in {r.current_offset for r in rows}:
-        if None not in {r.log_end_offset for r in rows}:
-            body = [idle % (r[1], r[2], r[4], r[5], r[5] - r[4]) for r in rows]  # type: ignore[operator]
-            return header + "".join(body) + "\n"
+    known = None not in {r.current_offset for r in rows} and None not in {r.log_end_offset for r in rows}
+    if known and owners == {(None, None, None)}:
+        body = [idle % (r[1], r[2], r[4], r[5], r[5] - r[4]) for r in rows]  # type: ignore[operator]
+        return header + "".join(body) + "\n"
     owned = cell + numbers + f"%-{consumer}s %-{host}s %s"
     lines = [header]
     add = lines.append
