@@ -1,5 +1,6 @@
 """Purpose-built decoders for the answers a read of many groups receives by the thousand:
-OffsetFetch (v8 and v9, many groups in one answer), DescribeGroups and ListGroups.
+OffsetFetch (v8 and v9, many groups in one answer), FindCoordinator (v4+, many groups in one
+answer), DescribeGroups and ListGroups.
 
 kafka-python decodes an answer into one object per group, topic, partition and member, each
 made and filled field by field; a describe of 10,000 groups of 10 partitions spent a fifth of
@@ -20,15 +21,24 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 OFFSET_FETCH_API_KEY = 9
+FIND_COORDINATOR_API_KEY = 10
 DESCRIBE_GROUPS_API_KEY = 15
 LIST_GROUPS_API_KEY = 16
 # The versions each answer has in our decoders (and in kafka-python's schemas).
 OFFSET_FETCH_VERSIONS = range(8, 10)  # many groups in one answer; v10 names topics by id
 DESCRIBE_GROUPS_VERSIONS = range(0, 7)
 LIST_GROUPS_VERSIONS = range(0, 6)
-_FLEXIBLE_FROM = {OFFSET_FETCH_API_KEY: 6, DESCRIBE_GROUPS_API_KEY: 5, LIST_GROUPS_API_KEY: 3}
+FIND_COORDINATOR_VERSIONS = range(4, 7)  # many keys in one answer
+_FLEXIBLE_FROM = {
+    OFFSET_FETCH_API_KEY: 6,
+    FIND_COORDINATOR_API_KEY: 3,
+    DESCRIBE_GROUPS_API_KEY: 5,
+    LIST_GROUPS_API_KEY: 3,
+}
 
 _I16 = struct.Struct(">h")
+_NODE = struct.Struct(">i")
+_PORT_ERROR = struct.Struct(">ih")
 _I32 = struct.Struct(">i")
 _PARTITION = struct.Struct(">iqi")  # partition index, committed offset, committed leader epoch
 _PARTITION_TAIL = struct.Struct(">hB")  # error code, tagged fields count (one byte: none or few)
@@ -52,6 +62,22 @@ class FetchedGroup(NamedTuple):
 class OffsetFetchAnswer(NamedTuple):
     throttle_time_ms: int
     groups: list[FetchedGroup]
+
+
+class FoundCoordinator(NamedTuple):
+    """One key of a FindCoordinator answer (v4+)."""
+
+    key: str
+    node_id: int
+    host: str
+    port: int
+    error_code: int
+    error_message: str | None
+
+
+class FindCoordinatorAnswer(NamedTuple):
+    throttle_time_ms: int
+    coordinators: list[FoundCoordinator]
 
 
 class DescribedMember(NamedTuple):
@@ -258,6 +284,31 @@ def _partitions(data: bytes, pos: int, topic: str, count: int, rows: list[Offset
     return pos
 
 
+# -- FindCoordinator -----------------------------------------------------------------------
+@_checked
+def find_coordinator(data: bytes, pos: int, version: int) -> FindCoordinatorAnswer:
+    """A FindCoordinator answer of many keys (v4+)."""
+    if version not in FIND_COORDINATOR_VERSIONS:
+        raise ValueError(f"FindCoordinator v{version} is not decoded here")
+    throttle: int = _I32.unpack_from(data, pos)[0]
+    pos += 4
+    found = []
+    new = tuple.__new__
+    count, pos = _uvarint(data, pos)
+    for _ in range(count - 1):
+        key, pos = _compact_string(data, pos)
+        node: int = _NODE.unpack_from(data, pos)[0]
+        host, pos = _compact_string(data, pos + 4)
+        port, error = _PORT_ERROR.unpack_from(data, pos)
+        message, pos = _compact_string(data, pos + 6)
+        pos = _tags(data, pos)
+        found.append(new(FoundCoordinator, (key, node, host, port, error, message)))
+    pos = _tags(data, pos)
+    if pos != len(data):
+        raise ValueError("bytes left over after the answer")
+    return FindCoordinatorAnswer(throttle, found)
+
+
 # -- DescribeGroups ----------------------------------------------------------------------
 @_checked
 def describe_groups(data: bytes, pos: int, version: int) -> DescribeGroupsAnswer:
@@ -346,11 +397,13 @@ def list_groups(data: bytes, pos: int, version: int) -> ListGroupsAnswer:
 
 DECODERS: dict[int, Callable[[bytes, int, int], Any]] = {
     OFFSET_FETCH_API_KEY: offset_fetch,
+    FIND_COORDINATOR_API_KEY: find_coordinator,
     DESCRIBE_GROUPS_API_KEY: describe_groups,
     LIST_GROUPS_API_KEY: list_groups,
 }
 VERSIONS = {
     OFFSET_FETCH_API_KEY: OFFSET_FETCH_VERSIONS,
+    FIND_COORDINATOR_API_KEY: FIND_COORDINATOR_VERSIONS,
     DESCRIBE_GROUPS_API_KEY: DESCRIBE_GROUPS_VERSIONS,
     LIST_GROUPS_API_KEY: LIST_GROUPS_VERSIONS,
 }
@@ -380,6 +433,14 @@ def from_library(api_key: int, response: Any) -> Any:
                     ],
                 )
                 for g in response.groups
+            ],
+        )
+    if api_key == FIND_COORDINATOR_API_KEY:
+        return FindCoordinatorAnswer(
+            response.throttle_time_ms,
+            [
+                FoundCoordinator(c.key, c.node_id, c.host, c.port, c.error_code, c.error_message)
+                for c in response.coordinators
             ],
         )
     if api_key == DESCRIBE_GROUPS_API_KEY:

@@ -131,9 +131,23 @@ class ProtocolClient:
 
         send = self.manager.send
         if self.manager.broker_version_data.api_version(FindCoordinatorRequest) >= 4:
+            from kafka_groups.access.answers import answered
+
             batch = FindCoordinatorRequest(key_type=group.value, coordinator_keys=unknown, min_version=4)
-            for answer in (await send(batch)).coordinators:
-                keep(answer.key, answer)
+            # Thousands of groups share a few coordinators: the first answer of each is kept
+            # by the library (which checks it and notes the broker), the others of the same
+            # coordinator are put in its cache as the library puts them.
+            kept: dict[tuple[int, str, int], int] = {}
+            cache = cluster._coordinators
+            for answer in (await send(answered(batch))).coordinators:
+                where = (answer.node_id, answer.host, answer.port)
+                node = kept.get(where) if answer.error_code == 0 else None
+                if node is None:
+                    keep(answer.key, answer)
+                    if answer.error_code == 0:
+                        kept[where] = found[answer.key]
+                else:
+                    cache[(group, answer.key)] = found[answer.key] = node
             return found
         for group_id in unknown:
             one = FindCoordinatorRequest(key=group_id, key_type=group.value, max_version=3)

@@ -26,9 +26,11 @@ blobs = st.binary(max_size=40)
 def _classes():
     from kafka.protocol.admin import DescribeGroupsResponse, ListGroupsResponse
     from kafka.protocol.consumer import OffsetFetchResponse
+    from kafka.protocol.metadata import FindCoordinatorResponse
 
     return {
         answers.OFFSET_FETCH_API_KEY: OffsetFetchResponse,
+        answers.FIND_COORDINATOR_API_KEY: FindCoordinatorResponse,
         answers.DESCRIBE_GROUPS_API_KEY: DescribeGroupsResponse,
         answers.LIST_GROUPS_API_KEY: ListGroupsResponse,
     }
@@ -88,6 +90,27 @@ def test_offset_fetch_decodes_as_kafka_python_in_every_version(throttle, groups)
         assert sum(len(parts) for _, topics, _ in groups for _, parts in topics) == sum(
             len(g.partitions) for g in ours.groups
         )
+
+
+found = st.lists(st.tuples(names, int32s, names, int32s, int16s, maybe_names), max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(throttle=int32s, coordinators=found)
+def test_find_coordinator_decodes_as_kafka_python_in_every_version(throttle, coordinators):
+    response_type = _classes()[answers.FIND_COORDINATOR_API_KEY]
+    coordinator_type = response_type.Coordinator
+    response = response_type(
+        throttle_time_ms=throttle,
+        coordinators=[
+            coordinator_type(key=k, node_id=n, host=h, port=p, error_code=e, error_message=m)
+            for k, n, h, p, e, m in coordinators
+        ],
+    )
+    for version in answers.FIND_COORDINATOR_VERSIONS:
+        library, ours = _both(answers.FIND_COORDINATOR_API_KEY, response, version)
+        assert ours == library, version
+        assert [c.key for c in ours.coordinators] == [k for k, *_ in coordinators]
 
 
 members = st.lists(st.tuples(names, maybe_names, names, names, blobs, blobs), max_size=3)
@@ -216,6 +239,14 @@ def test_truncated_or_overlong_answers_are_refused(api_key):
         response = response_type(
             throttle_time_ms=0,
             groups=[group(group_id="g", error_code=0, topics=[topic(name="t", partitions=[part])])],
+        )
+    elif api_key == answers.FIND_COORDINATOR_API_KEY:
+        found_type = response_type.Coordinator
+        response = response_type(
+            throttle_time_ms=0,
+            coordinators=[
+                found_type(key="g", node_id=1, host="broker", port=9092, error_code=0, error_message=None)
+            ],
         )
     elif api_key == answers.DESCRIBE_GROUPS_API_KEY:
         group = response_type.DescribedGroup
