@@ -327,3 +327,20 @@ def test_answered_refuses_a_request_ours_does_not_decode():
 
     with pytest.raises(ValueError):
         answers.answered(OffsetCommitRequest())
+
+
+def test_offset_fetch_of_many_groups_encodes_as_kafka_pythons_objects():
+    """protocol_layer.offset_fetch_requests writes each group as the tuple of its v8 fields: the
+    very bytes of kafka-python's group objects."""
+    from types import SimpleNamespace
+
+    from kafka.protocol.consumer import OffsetFetchRequest
+
+    versions = SimpleNamespace(api_version=lambda _request: 8)
+    client = SimpleNamespace(manager=SimpleNamespace(broker_version_data=versions))
+    ids = ["g-1", "gé", "g" * 300]
+    ((asked, request),) = protocol_layer.ProtocolClient.offset_fetch_requests(client, ids)
+    group = OffsetFetchRequest.OffsetFetchRequestGroup
+    objects = OffsetFetchRequest(groups=[group(group_id=g, topics=None) for g in ids], min_version=8)
+    assert asked is None
+    assert request.encode(version=8) == objects.encode(version=8)
