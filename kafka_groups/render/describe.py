@@ -108,9 +108,9 @@ def _plain_offsets_text(rows: tuple[OffsetRow, ...]) -> str:
     """The Apache layout without --verbose or --lag-time: what a describe of many groups prints
     for each of thousands of groups. The same text as :func:`_offsets_text_of` (a unit test
     holds them equal) for less work per group and row: the formats for a group's widths made
-    once and kept, the group's cell written into them, the numbers formatted as numbers, and
-    the rows of a group no member owns (a group at rest) made in one pass; a row with an
-    offset unknown takes the general path."""
+    once and kept, the group's cell written into them, the numbers given to ``%s`` as they are
+    (an int's digits, as ``str``), and the rows of a group no member owns (a group at rest)
+    made in one pass; a row with an offset unknown takes the general path."""
     groups = {r.group for r in rows}
     if len(groups) != 1:  # (the rows of one group, as offset_rows makes them)
         return _offsets_text_of(rows, False, None)
@@ -153,7 +153,7 @@ def _formats(group: int, topic: int, consumer: int, host: int) -> tuple[str, str
         general = "\n" + "".join(f"%-{w}s " for w in widths) + "%s"
         cells = ("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG")
         header = general % (*cells, "CONSUMER-ID", "HOST", "CLIENT-ID")
-        known = (header, general, f"%-{topic}s %-10d %-15d %-15d %-15d ")
+        known = (header, general, f"%-{topic}s %-10s %-15s %-15s %-15s ")
         _FORMATS[(group, topic, consumer, host)] = known
     return known
 
