@@ -42,6 +42,23 @@ _LEADER = "\x00leader\x00"  # in a failure's words until _explain names the part
 UNKNOWN_TO_CLIENT = frozenset({-190, -188, 3})
 
 
+def _committed(fetched: dict[str, list[OffsetRow]]) -> dict[str, dict[TopicPartition, Committed]]:
+    """Each group's committed offsets (none below zero) with their leader epochs."""
+    from kafka_groups.core.describe import Committed
+
+    # The named tuple made directly (its constructor costs three times as much): one per
+    # committed partition of every group.
+    new = tuple.__new__
+    return {
+        group: {
+            (topic, partition): new(Committed, (offset, epoch if epoch >= 0 else None))
+            for topic, partition, offset, epoch, _metadata, _error in rows
+            if offset >= 0
+        }
+        for group, rows in fetched.items()
+    }
+
+
 def _rows_of(topics: Any) -> list[OffsetRow]:
     """The partitions of kafka-python's OffsetFetch topics (before v8) as rows of ours."""
     return [
@@ -62,19 +79,7 @@ class OffsetsAccess(Connection):
     def committed_offsets(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, Committed]]:
         """Every committed offset of each group, with its leader epoch (OffsetFetch, one
         request per coordinator)."""
-        from kafka_groups.core.describe import Committed
-
-        # The named tuple made directly (its constructor costs three times as much): one per
-        # committed partition of every group.
-        new = tuple.__new__
-        return {
-            group: {
-                (topic, partition): new(Committed, (offset, epoch if epoch >= 0 else None))
-                for topic, partition, offset, epoch, _metadata, _error in rows
-                if offset >= 0
-            }
-            for group, rows in self._fetched_offsets(group_ids).items()
-        }
+        return _committed(self._fetched_offsets(group_ids))
 
     def committed_positions(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, int]]:
         """Every committed offset of each group, the offsets alone: what a reset plans, backs
