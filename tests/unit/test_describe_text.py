@@ -67,7 +67,8 @@ def test_a_whole_result_of_idle_and_owned_groups_reads_as_before():
         ("orders", 1, 5, None),
         ("other", 3, None, None),
     ]
-    assert [(r.topic, r.partition, r.consumer_id) for r in groups[0].rows][0] == ("orders", 1, "consumer-1")
+    first = groups[0].rows[0]
+    assert (first.topic, first.partition, first.consumer_id) == ("orders", 1, "consumer-1")
 
 
 @given(st.lists(st.text(max_size=6), max_size=30))
