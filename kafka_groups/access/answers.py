@@ -151,7 +151,7 @@ def uvarint_bytes(value: int) -> bytes:
 
 
 # -- reading an answer's bytes ----------------------------------------------------------------
-def uvarint(data: memoryview, pos: int) -> tuple[int, int]:
+def uvarint(data: memoryview | bytes, pos: int) -> tuple[int, int]:
     byte = data[pos]
     pos += 1
     if byte < 0x80:
@@ -168,7 +168,7 @@ def uvarint(data: memoryview, pos: int) -> tuple[int, int]:
             raise ValueError("a varint longer than 64 bits")
 
 
-def array_length(data: memoryview, pos: int, flexible: bool) -> tuple[int, int]:
+def array_length(data: memoryview | bytes, pos: int, flexible: bool) -> tuple[int, int]:
     """An array's length (-1: null)."""
     if flexible:
         length, pos = uvarint(data, pos)
@@ -176,9 +176,13 @@ def array_length(data: memoryview, pos: int, flexible: bool) -> tuple[int, int]:
     return _I32.unpack_from(data, pos)[0], pos + 4
 
 
-def string(data: memoryview, pos: int, flexible: bool) -> tuple[str | None, int]:
+def string(data: memoryview | bytes, pos: int, flexible: bool) -> tuple[str | None, int]:
     if flexible:
-        length, pos = uvarint(data, pos)
+        length = data[pos]
+        if length < 0x80:  # nearly every string: a one-byte length
+            pos += 1
+        else:
+            length, pos = uvarint(data, pos)
         length -= 1
     else:
         length = _I16.unpack_from(data, pos)[0]
@@ -191,7 +195,7 @@ def string(data: memoryview, pos: int, flexible: bool) -> tuple[str | None, int]
     return str(data[pos:end], "utf-8"), end
 
 
-def skip_tags(data: memoryview, pos: int) -> int:
+def skip_tags(data: memoryview | bytes, pos: int) -> int:
     count, pos = uvarint(data, pos)
     for _ in range(count):
         _tag, pos = uvarint(data, pos)

@@ -9,7 +9,7 @@ protocol responses into the core dataclasses and naming.py words what a failure 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.commits import COMMIT_THROUGH_PROTOCOL_ABOVE, CommitsAccess
 from kafka_groups.access.decode import _consumer_group, _partition_states, _streams_group
@@ -19,7 +19,7 @@ from kafka_groups.access.streams import StreamsAccess
 from kafka_groups.access.transactions import TransactionsAccess
 
 if TYPE_CHECKING:
-    from kafka_groups.core.describe import TopicPartition
+    from kafka_groups.core.describe import Committed, GroupDescription, TopicPartition
 
 __all__ = [
     "COMMIT_THROUGH_PROTOCOL_ABOVE",
@@ -48,3 +48,40 @@ class KafkaAccess(PartitionReads, StreamsAccess, OffsetsAccess, CommitsAccess, T
             if on:
                 found[group] = (groups[group], on)
         return found
+
+    def described_with_offsets(
+        self, group_ids: list[str]
+    ) -> tuple[dict[str, GroupDescription], list[str], dict[str, dict[TopicPartition, Committed]]]:
+        """The plain ``describe_groups`` of the groups and the committed offsets of those found,
+        as ``committed_offsets`` reads them. Of many groups (more than ``FEW_GROUPS``, described
+        through the protocol layer), each batch's OffsetFetch goes out with its describe
+        instead of after its answer: one wait fewer for each batch (a describe of 10,000 groups
+        waits for 20 batches of each). Returns the descriptions, the missing groups in the order
+        asked, and the found groups' offsets."""
+        from kafka_groups.access.groups import FEW_GROUPS, _plain
+        from kafka_groups.access.offsets import _committed
+
+        if len(set(group_ids)) <= FEW_GROUPS:
+            few, gone = self.describe_groups(group_ids, offsets_next=True)
+            return few, gone, self.committed_offsets(list(few))
+
+        found: dict[str, GroupDescription] = {}
+        missing: list[str] = []
+        fetched = {}
+        for (described, gone), offsets in self._read_groups(
+            "describing groups", self._describe_and_fetch, group_ids
+        ):
+            found.update(described)
+            missing.extend(gone)
+            fetched.update(offsets)
+        order = {g: i for i, g in enumerate(dict.fromkeys(group_ids))}
+        missing.sort(key=order.__getitem__)
+        committed = _committed({g: rows for g, rows in fetched.items() if g in found})
+        return {g: _plain(d) for g, d in found.items()}, missing, committed
+
+    async def _describe_and_fetch(self, group_ids: list[str]) -> tuple[Any, Any]:
+        """The describe and the OffsetFetch of one batch, both in flight together (the second
+        a task of the protocol layer's loop, awaited once the first is answered)."""
+        fetching = self._protocol._net.call_soon_with_future(self._offset_fetch, group_ids)
+        described = await self._describe_groups(group_ids)
+        return described, await fetching

@@ -28,7 +28,8 @@ from kafka_groups.core.kafka_errors import KafkaErrorInfo, error_info
 from kafka_groups.errors import ClusterError, UnsupportedByBroker
 
 if TYPE_CHECKING:  # the group descriptions and listings load where they are made (decode.py says why)
-    from kafka_groups.core.describe import GroupDescription
+    from kafka_groups.access.group_answers import ListedGroupAnswer
+    from kafka_groups.core.describe import Coordinator, GroupDescription
     from kafka_groups.core.groups import GroupListing
 
 # Up to this many groups, a describe goes through confluent-kafka; more, through the protocol
@@ -42,6 +43,13 @@ def _plain(description: GroupDescription) -> GroupDescription:
     client served them (docs/json.md: the epochs come with ``--verbose``)."""
     from dataclasses import replace
 
+    if (
+        description.group_epoch is None
+        and description.target_assignment_epoch is None
+        and description.creation_time_ms is None
+        and all(m.member_epoch is None and m.upgraded is None for m in description.members)
+    ):
+        return description  # a classic group's: nothing to take away (thousands of groups)
     members = tuple(replace(m, member_epoch=None, upgraded=None) for m in description.members)
     return replace(
         description, members=members, group_epoch=None, target_assignment_epoch=None, creation_time_ms=None
@@ -49,6 +57,10 @@ def _plain(description: GroupDescription) -> GroupDescription:
 
 
 class GroupsAccess(Connection):
+    # Each group's type as this command's last listing of consumer groups gave it (Classic,
+    # Consumer, Unknown): :meth:`_describe_groups` asks each group with the API of its type.
+    _listed_types: dict[str, str] = {}  # noqa: RUF012 (replaced, never changed in place)
+
     def list_groups(
         self, types: frozenset[str] = frozenset(), states: frozenset[str] = frozenset()
     ) -> list[GroupListing]:
@@ -83,10 +95,10 @@ class GroupsAccess(Connection):
         )
         return [
             GroupListing(
-                group_id=g["group_id"],
-                type=(g.get("group_type") or "").capitalize() or UNKNOWN,
-                state=g.get("group_state") or UNKNOWN,
-                protocol_type=g.get("protocol_type") or "",
+                group_id=g.group_id,
+                type=(g.group_type or "").capitalize() or UNKNOWN,
+                state=g.group_state or UNKNOWN,
+                protocol_type=g.protocol_type or "",
             )
             for g in raw
         ]
@@ -98,7 +110,10 @@ class GroupsAccess(Connection):
         from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
 
         listed = self.list_groups(frozenset(CONSUMER_GROUP_TYPES))
-        return [g.group_id for g in select_consumer_groups(listed, frozenset(), frozenset(), ordered)]
+        chosen = select_consumer_groups(listed, frozenset(), frozenset(), ordered)
+        # What the listing says of each group's type, for the describe that may follow.
+        self._listed_types = {g.group_id: g.type for g in chosen}
+        return [g.group_id for g in chosen]
 
     # -- describe ------------------------------------------------------------------------
     def describe_groups(
@@ -274,78 +289,123 @@ class GroupsAccess(Connection):
 
     async def _describe_groups(self, group_ids: list[str]) -> tuple[dict[str, GroupDescription], list[str]]:
         """ConsumerGroupDescribe (when the brokers have it) and DescribeGroups go to every
-        coordinator together, each for all its groups: the first answers for consumer-protocol
-        groups, the second for the rest (which the first does not know). Asking both at once
-        costs the brokers a little more and the command one round trip less, which a describe
-        of many groups in chunks pays once per chunk."""
-        from kafka.protocol.admin import DescribeGroupsRequest
-
-        from kafka_groups.access.messages import ConsumerGroupDescribeRequest
+        coordinator together, each for its groups: the first answers for consumer-protocol
+        groups, the second for the rest (which the first does not know). A group the listing
+        this command made (``--all-groups``, ``--group-pattern``) says is classic is asked only
+        with DescribeGroups, one it says is a consumer group only with ConsumerGroupDescribe
+        (a describe of 10,000 groups: 10,000 descriptions fewer for the brokers to make and for
+        us to read); a group that API does not find (its type changed since it was listed, or
+        it is gone) is asked with the other, in a second round. A group the listing does not
+        type is asked with both at once, which costs the brokers a little more and the command
+        one round trip less (a describe of many groups in chunks pays it once per chunk)."""
         from kafka_groups.core.capabilities import CONSUMER_GROUPS
 
         by_node = await self._by_coordinator(group_ids)
         found: dict[str, GroupDescription] = {}
         manager = self._protocol.manager
         with_consumer = self.supports(CONSUMER_GROUPS)
-        sent = [
-            (
-                node,
-                manager.send(
-                    ConsumerGroupDescribeRequest(group_ids=ids, include_authorized_operations=False),
-                    node_id=node,
-                )
-                if with_consumer
-                else None,
-                manager.send(
-                    DescribeGroupsRequest(groups=ids, include_authorized_operations=False), node_id=node
-                ),
+        listed = self._listed_types
+        asks = {
+            node: (
+                [g for g in ids if listed.get(g) != "Classic"] if with_consumer else [],
+                [g for g in ids if listed.get(g) != "Consumer" or not with_consumer],
             )
             for node, ids in by_node.items()
-        ]
+        }
+        asked_consumer: set[str] = set()
+        asked_classic: set[str] = set()
         missing: list[str] = []
-        for node, consumer_future, classic_future in sent:
-            missing_what = _coordinator_of(by_node[node])
-            if consumer_future is not None:
-                response = await self._answer(consumer_future, missing_what)
-                for group in response.groups:
-                    _raise_if_retriable(group.group_id, group.error_code)
-                    if group.error_code == 0:
-                        found[group.group_id] = _consumer_group(
-                            group, self._coordinator(node), response.API_VERSION
-                        )
-                    elif group.error_code not in (GROUP_ID_NOT_FOUND, UNSUPPORTED_VERSION):
-                        # (Those two: not a consumer-protocol group, or a broker with KIP-848
-                        # switched off (3.x): DescribeGroups answers for it.)
-                        raise _group_error(group.group_id, group.error_code, group.error_message)
-            response = await self._answer(classic_future, missing_what)
-            for group in response.groups:
-                if group.group_id in found:  # a consumer-protocol group: described above
-                    continue
-                _raise_if_retriable(group.group_id, group.error_code)
-                if group.error_code == GROUP_ID_NOT_FOUND or (
-                    group.error_code == 0 and group.group_state == "Dead"
-                ):
-                    missing.append(group.group_id)
-                elif group.error_code != 0:
-                    raise _group_error(
-                        group.group_id, group.error_code, getattr(group, "error_message", None)
-                    )
-                elif group.protocol_type not in ("consumer", ""):
-                    missing.append(group.group_id)
-                else:
-                    found[group.group_id] = _classic_group(group, self._coordinator(node))
-        return found, missing
+        coordinators: dict[int, Coordinator] = {}  # one value for all the groups of a node
 
-    async def _list_groups(self, types: list[str] | None) -> list[dict[str, Any]]:
-        """ListGroups to every broker at once. The raw type names go on the wire: the
-        library's own helper only knows the types it has names for (not ``streams``)."""
+        def coordinator(node: int) -> Coordinator:
+            known = coordinators.get(node)
+            if known is None:
+                known = coordinators[node] = self._coordinator(node)
+            return known
+
+        while asks:
+            sent = [
+                (
+                    node,
+                    manager.send(_consumer_describe(consumer_ids), node_id=node) if consumer_ids else None,
+                    manager.send(_classic_describe(classic_ids), node_id=node) if classic_ids else None,
+                    frozenset(classic_ids),
+                )
+                for node, (consumer_ids, classic_ids) in asks.items()
+            ]
+            for consumer_ids, classic_ids in asks.values():
+                asked_consumer.update(consumer_ids)
+                asked_classic.update(classic_ids)
+            again: dict[int, tuple[list[str], list[str]]] = {}
+            for node, consumer_future, classic_future, classic_now in sent:
+                missing_what = _coordinator_of(by_node[node])
+                retry: tuple[list[str], list[str]] = ([], [])
+                if consumer_future is not None:
+                    response = await self._answer(consumer_future, missing_what)
+                    for group in response.groups:
+                        _raise_if_retriable(group.group_id, group.error_code)
+                        if group.error_code == 0:
+                            found[group.group_id] = _consumer_group(
+                                group, coordinator(node), response.API_VERSION
+                            )
+                        elif group.error_code not in (GROUP_ID_NOT_FOUND, UNSUPPORTED_VERSION):
+                            raise _group_error(group.group_id, group.error_code, group.error_message)
+                        # Not a consumer-protocol group, or a broker with KIP-848 switched off
+                        # (3.x): DescribeGroups answers for it, now or in the next round.
+                        elif group.group_id not in classic_now:
+                            if group.group_id in asked_classic:
+                                missing.append(group.group_id)
+                            else:
+                                retry[1].append(group.group_id)
+                if classic_future is not None:
+                    response = await self._answer(classic_future, missing_what)
+                    for group in response.groups:
+                        if group.group_id in found:  # a consumer-protocol group: described above
+                            continue
+                        _raise_if_retriable(group.group_id, group.error_code)
+                        if group.error_code == GROUP_ID_NOT_FOUND or (
+                            group.error_code == 0 and group.group_state == "Dead"
+                        ):
+                            # Gone, or not a classic group (Kafka 4 answers so; before
+                            # DescribeGroups v6 Dead, without an error): ConsumerGroupDescribe's.
+                            if with_consumer and group.group_id not in asked_consumer:
+                                retry[0].append(group.group_id)
+                            else:
+                                missing.append(group.group_id)
+                        elif group.error_code != 0:
+                            raise _group_error(group.group_id, group.error_code, group.error_message)
+                        elif group.protocol_type not in ("consumer", ""):
+                            missing.append(group.group_id)
+                        else:
+                            found[group.group_id] = _classic_group(group, coordinator(node))
+                if retry[0] or retry[1]:
+                    again[node] = retry
+            asks = again
+        return found, list(dict.fromkeys(missing))
+
+    async def _list_groups(self, types: list[str] | None) -> list[ListedGroupAnswer]:
+        """ListGroups to every broker at once, the answers decoded by ours (access/answers.py).
+        The raw type names go on the wire: the library's own helper only knows the types it
+        has names for (not ``streams``)."""
         from kafka.protocol.admin import ListGroupsRequest
+
+        from kafka_groups.access.group_answers import answered
 
         client = self._protocol
         brokers = [b.node_id for b in client.manager.cluster.brokers()]
-        request = ListGroupsRequest(types_filter=types, min_version=5) if types else ListGroupsRequest()
-        sent = [(node, client.manager.send(request, node_id=node)) for node in brokers]
-        groups: list[dict[str, Any]] = []
+        sent = [
+            (
+                node,
+                client.manager.send(
+                    answered(
+                        ListGroupsRequest(types_filter=types, min_version=5) if types else ListGroupsRequest()
+                    ),
+                    node_id=node,
+                ),
+            )
+            for node in brokers
+        ]
+        groups: list[ListedGroupAnswer] = []
         for node, future in sent:
             # Every broker must answer: each coordinates its own share of the groups.
             missing = f"the list of groups on broker {self._broker_label(node)}"
@@ -354,5 +414,19 @@ class GroupsAccess(Connection):
                 raise Unavailable(missing, _protocol_error(response.error_code).name)
             if response.error_code:
                 raise ClusterError(f"listing groups failed: {_protocol_error(response.error_code).message}")
-            groups.extend(g.to_dict() for g in response.groups)
+            groups.extend(response.groups)
         return groups
+
+
+def _consumer_describe(group_ids: list[str]) -> Any:
+    from kafka_groups.access.messages import ConsumerGroupDescribeRequest
+
+    return ConsumerGroupDescribeRequest(group_ids=group_ids, include_authorized_operations=False)
+
+
+def _classic_describe(group_ids: list[str]) -> Any:
+    from kafka.protocol.admin import DescribeGroupsRequest
+
+    from kafka_groups.access.group_answers import answered
+
+    return answered(DescribeGroupsRequest(groups=group_ids, include_authorized_operations=False))

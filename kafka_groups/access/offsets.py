@@ -26,6 +26,7 @@ from kafka_groups.access.retry import (
 if TYPE_CHECKING:
     from confluent_kafka import KafkaException
 
+    from kafka_groups.access.group_answers import OffsetRow
     from kafka_groups.core.describe import Committed, TopicPartition
 
 # librdkafka's ListOffsets takes time that grows with the square of the partitions in one call
@@ -41,28 +42,44 @@ _LEADER = "\x00leader\x00"  # in a failure's words until _explain names the part
 UNKNOWN_TO_CLIENT = frozenset({-190, -188, 3})
 
 
-def _epoch(leader_epoch: int | None) -> int | None:
-    """A committed offset's leader epoch; None where the broker has none (-1)."""
-    return leader_epoch if leader_epoch is not None and leader_epoch >= 0 else None
+def _committed(fetched: dict[str, list[OffsetRow]]) -> dict[str, dict[TopicPartition, Committed]]:
+    """Each group's committed offsets (none below zero) with their leader epochs."""
+    from kafka_groups.core.describe import Committed
+
+    # The named tuple made directly (its constructor costs three times as much): one per
+    # committed partition of every group.
+    new = tuple.__new__
+    return {
+        group: {
+            (topic, partition): new(Committed, (offset, epoch if epoch >= 0 else None))
+            for topic, partition, offset, epoch, _metadata, _error in rows
+            if offset >= 0
+        }
+        for group, rows in fetched.items()
+    }
+
+
+def _rows_of(topics: Any) -> list[OffsetRow]:
+    """The partitions of kafka-python's OffsetFetch topics (before v8) as rows of ours."""
+    return [
+        (
+            t.name,
+            p.partition_index,
+            p.committed_offset,
+            -1 if p.committed_leader_epoch is None else p.committed_leader_epoch,
+            p.metadata,
+            p.error_code,
+        )
+        for t in topics
+        for p in t.partitions
+    ]
 
 
 class OffsetsAccess(Connection):
     def committed_offsets(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, Committed]]:
         """Every committed offset of each group, with its leader epoch (OffsetFetch, one
         request per coordinator)."""
-        from kafka_groups.core.describe import Committed
-
-        return {
-            group: {
-                (topic.name, p.partition_index): Committed(
-                    p.committed_offset, _epoch(p.committed_leader_epoch)
-                )
-                for topic in topics
-                for p in topic.partitions
-                if p.committed_offset >= 0
-            }
-            for group, topics in self._fetched_offsets(group_ids).items()
-        }
+        return _committed(self._fetched_offsets(group_ids))
 
     def committed_positions(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, int]]:
         """Every committed offset of each group, the offsets alone: what a reset plans, backs
@@ -139,23 +156,21 @@ class OffsetsAccess(Connection):
 
     def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:
         """The group's committed offsets with the metadata string each was committed with."""
-        topics = self._fetched_offsets([group_id]).get(group_id, [])
+        rows = self._fetched_offsets([group_id]).get(group_id, [])
         # librdkafka's AlterConsumerGroupOffsets stores the metadata string with its C
         # terminator; the string the writer gave is what is meant.
         return {
-            (topic.name, p.partition_index): (p.committed_offset, (p.metadata or "").removesuffix("\x00"))
-            for topic in topics
-            for p in topic.partitions
-            if p.committed_offset >= 0
+            (topic, partition): (offset, (metadata or "").removesuffix("\x00"))
+            for topic, partition, offset, _epoch, metadata, _error in rows
+            if offset >= 0
         }
 
-    def _fetched_offsets(self, group_ids: list[str]) -> dict[str, list[Any]]:
-        """OffsetFetch for the groups through the protocol layer: per group, the topics of its
-        answer as they were decoded (``name``, ``partitions``; a partition's
-        ``partition_index``, ``committed_offset``, below zero for none, ``committed_leader_epoch``
-        and ``metadata``). The callers read those straight into what they need: a reset reads
-        10,000 partitions three times, and a value per partition made only to be read once more
-        cost more than the decoding.
+    def _fetched_offsets(self, group_ids: list[str]) -> dict[str, list[OffsetRow]]:
+        """OffsetFetch for the groups through the protocol layer: per group, the partitions of
+        its answer as they were decoded (access/answers.py: topic, partition, committed offset,
+        below zero for none, committed leader epoch, below zero for none, metadata, error code).
+        The callers read those straight into what they need: a value per partition made only
+        to be read once more cost more than the decoding.
 
         Never through confluent-kafka: librdkafka's ListConsumerGroupOffsets dereferences a
         consumer-group handle an admin client does not have when the coordinator answers
@@ -170,20 +185,34 @@ class OffsetsAccess(Connection):
             fetched.update(answer)
         return fetched
 
-    async def _offset_fetch(self, group_ids: list[str]) -> dict[str, list[Any]]:
+    async def _offset_fetch(self, group_ids: list[str]) -> dict[str, list[OffsetRow]]:
         """One OffsetFetch per coordinator (per group on brokers before OffsetFetch v8), built
         by the protocol layer; an error the group or a partition answers with is raised as its
-        ``KafkaError``, as the layer's own ``list_group_offsets`` raises it."""
+        ``KafkaError``, as the layer's own ``list_group_offsets`` raises it. The answers of many
+        groups are decoded by ours (access/answers.py), a group's answer before v8 by
+        kafka-python's, into the same rows."""
         from kafka.errors import for_code
+
+        from kafka_groups.access.group_answers import answered
 
         client = self._protocol
         by_coordinator: dict[int, list[str]] = {}
         for group_id, node in (await client.coordinators(group_ids)).items():
             by_coordinator.setdefault(node, []).append(group_id)
-        fetched: dict[str, list[Any]] = {}
+        fetched: dict[str, list[OffsetRow]] = {}
         # One request per coordinator (Kafka 3.0+), all in flight together; before OffsetFetch
         # v8 one per group, the coordinators' n-th requests together (a connection takes a few).
-        queues = [(node, ids, client.offset_fetch_requests(ids)) for node, ids in by_coordinator.items()]
+        queues = [
+            (
+                node,
+                ids,
+                [
+                    (g, ask if g is not None else answered(ask))
+                    for g, ask in client.offset_fetch_requests(ids)
+                ],
+            )
+            for node, ids in by_coordinator.items()
+        ]
         for turn in range(max((len(asks) for _, _, asks in queues), default=0)):
             sent = [
                 (asks[turn][0], ids, client.manager.send(asks[turn][1], node_id=node))
@@ -193,20 +222,21 @@ class OffsetsAccess(Connection):
             for asked, ids, future in sent:
                 waited_for = _coordinator_of([asked] if asked is not None else ids)
                 response = await self._answer(future, waited_for)
-                if response.error_code:
-                    raise for_code(response.error_code)(f"OffsetFetchResponse failed for group '{asked}'.")
-                for answer in response.groups if response.API_VERSION >= 8 else [response]:
-                    group_id = answer.group_id if response.API_VERSION >= 8 else asked
-                    if answer.error_code:
-                        raise for_code(answer.error_code)(
-                            f"OffsetFetchResponse failed for group '{group_id}'."
+                if asked is not None:  # one group's answer, before v8 (kafka-python's objects)
+                    if response.error_code:
+                        raise for_code(response.error_code)(
+                            f"OffsetFetchResponse failed for group '{asked}'."
                         )
-                    failed = next((p for t in answer.topics for p in t.partitions if p.error_code), None)
+                    groups = [(asked, 0, _rows_of(response.topics))]
+                else:
+                    groups = response.groups
+                for group_id, group_error, rows in groups:
+                    if group_error:
+                        raise for_code(group_error)(f"OffsetFetchResponse failed for group '{group_id}'.")
+                    failed = next((row for row in rows if row[5]), None)
                     if failed is not None:
-                        raise for_code(failed.error_code)(
-                            f"OffsetFetchResponse failed for partition {failed.partition_index}"
-                        )
-                    fetched[group_id] = answer.topics
+                        raise for_code(failed[5])(f"OffsetFetchResponse failed for partition {failed[1]}")
+                    fetched[group_id] = rows
         return fetched
 
     def log_offsets(

@@ -203,17 +203,17 @@ class DescribeGroupsRequest:
     ) -> tuple[list[DescribedGroup], list[str], LagTimes | None]:
         """The described groups of ``ids``, in the Apache order; ``known_ends``: log end offsets
         read before, used and added to (a streamed describe's chunks share them)."""
-        # Epochs, member types and creation times come only with the protocol layer.
-        detailed = self.verbose and view is not View.OFFSETS
-        found, missing = access.describe_groups(ids, detailed=detailed, offsets_next=view is View.OFFSETS)
         if view is not View.OFFSETS:
+            # Epochs, member types and creation times come only with the protocol layer.
+            found, missing = access.describe_groups(ids, detailed=self.verbose)
             recorded = self._recorded_starts(access, found, warnings) if view is View.STATE else {}
             return (
                 [DescribedGroup(found[g], recorded_start_ms=recorded.get(g)) for g in java_sorted(found)],
                 missing,
                 None,
             )
-        committed = access.committed_offsets(list(found))
+        # The offsets read with the descriptions (of many groups, each batch's together).
+        found, missing, committed = access.described_with_offsets(ids)
         needed = partitions_to_look_up(found.values(), committed)
         # Log start offsets only serve the out-of-range flag of the richer outputs.
         if known_ends is None or wants_detail(self.output):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -142,8 +142,12 @@ def _known(value: int | None) -> int | None:
 
 
 def java_sorted(group_ids: Iterable[str]) -> list[str]:
-    """Sorted as Java's ``String.compareTo`` sorts (UTF-16 code units), as a TreeMap iterates."""
-    return sorted(set(group_ids), key=lambda g: g.encode("utf-16-be"))
+    """Sorted as Java's ``String.compareTo`` sorts (UTF-16 code units), as a TreeMap iterates.
+    Ids of ASCII alone (nearly always) sort the same by code point, without encoding each."""
+    unique = set(group_ids)
+    if all(map(str.isascii, unique)):
+        return sorted(unique)
+    return sorted(unique, key=lambda g: g.encode("utf-16-be"))
 
 
 def offset_rows(
@@ -164,42 +168,47 @@ def offset_rows(
     # The tuple made directly: a named tuple's own constructor costs about three times as much,
     # once per row of every group.
     new_row = tuple.__new__
-    no_member: tuple[str | None, str | None, str | None] = (None, None, None)
+    get_committed, get_end, get_start = committed.get, log_end.get, starts.get
 
     def rows_of(
         partitions: Iterable[TopicPartition], who: tuple[str | None, str | None, str | None]
-    ) -> Iterator[OffsetRow]:
+    ) -> list[OffsetRow]:
         # One pass per member, with the lookups inlined: a describe of many groups makes a row
         # per partition of every group.
+        consumer, host, client = who
+        rows = []
         for tp in partitions:
-            done = committed.get(tp)
-            end = log_end.get(tp)
-            start = starts.get(tp)
-            yield new_row(
-                OffsetRow,
-                (
-                    group_id,
-                    tp[0],
-                    tp[1],
-                    done.leader_epoch if done else None,
-                    done.offset if done and done.offset >= 0 else None,
-                    end if end is not None and end >= 0 else None,
-                    who[0],
-                    who[1],
-                    who[2],
-                    start if start is not None and start >= 0 else None,
-                ),
-            )
+            done = get_committed(tp)
+            end = get_end(tp)
+            if done is None:
+                epoch = offset = None
+            else:
+                offset, epoch = done
+                if offset < 0:
+                    offset = None
+            if end is not None and end < 0:
+                end = None
+            start = get_start(tp) if starts else None
+            if start is not None and start < 0:
+                start = None
+            row = (group_id, tp[0], tp[1], epoch, offset, end, consumer, host, client, start)
+            rows.append(new_row(OffsetRow, row))
+        return rows
 
+    busy = [m for m in group.members if m.assignment]
+    if not busy:  # no member owns a partition (an idle group): the committed ones, sorted
+        return tuple(rows_of(sorted(committed), _NO_MEMBER))
     rows: list[OffsetRow] = []
     assigned: set[TopicPartition] = set()
-    busy = [m for m in group.members if m.assignment]
     for member in sorted(busy, key=lambda m: -len(set(m.assignment))):
         partitions = sorted(set(member.assignment))
         assigned.update(partitions)
         rows.extend(rows_of(partitions, (member.member_id, member.host, member.client_id)))
-    rows.extend(rows_of(sorted(tp for tp in committed if tp not in assigned), no_member))
+    rows.extend(rows_of(sorted(tp for tp in committed if tp not in assigned), _NO_MEMBER))
     return tuple(rows)
+
+
+_NO_MEMBER: tuple[str | None, str | None, str | None] = (None, None, None)
 
 
 def partitions_to_look_up(

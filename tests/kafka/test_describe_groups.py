@@ -233,3 +233,45 @@ def test_unreachable_cluster_fails_within_the_timeout(ours):
         mine.stderr.strip()
         == "Error: cannot reach the cluster at 127.0.0.1:1 within 500 ms: connection refused"
     )
+
+
+def test_groups_listed_with_another_type_are_described_as_they_are(broker, topics, empty_group):
+    """A describe of many groups asks each group only with the API of the type the listing gave
+    it (access/groups._describe_groups); a group whose type is not what the listing said (it
+    changed since, or it is gone) is asked with the other API, and comes out as a describe
+    that asks both describes it: a consumer-protocol group said to be classic, classic groups
+    said to be consumer groups, groups that do not exist said to be either."""
+    from kafka_groups.access.cluster import KafkaAccess
+    from kafka_groups.settings import ConnectionArgs
+
+    bs = broker.bootstrap
+    orders, payments = topics
+    classic = [unique("d-typed") for _ in range(10)]
+    for group in classic:
+        commit_offsets(bs, group, {(orders, 0): 1})
+    active = unique("d-typed-consumer")
+    gone = [unique("d-typed-gone"), unique("d-typed-gone")]
+    ids = [active, empty_group, *classic, *gone]
+    access = KafkaAccess(ConnectionArgs(bootstrap_server=bs).resolve())
+    try:
+        with ActiveConsumer(bs, active, [payments], protocol="consumer"):
+            truth, truth_gone = access.describe_groups(ids)  # nothing listed: both APIs
+            access._listed_types = {
+                active: "Classic",
+                empty_group: "Consumer",
+                **dict.fromkeys(classic[:5], "Consumer"),
+                **dict.fromkeys(classic[5:], "Classic"),
+                gone[0]: "Classic",
+                gone[1]: "Consumer",
+            }
+            routed, routed_gone = access.describe_groups(ids)
+    finally:
+        access.close()
+
+    def summary(found):
+        return {g: (d.type, d.state, d.coordinator, len(d.members)) for g, d in found.items()}
+
+    assert truth_gone == routed_gone == gone
+    assert summary(routed) == summary(truth)
+    assert truth[active].type == "Consumer" and truth[empty_group].type == "Classic"
+    assert set(routed) == {active, empty_group, *classic}
