@@ -6,7 +6,6 @@ versions, how a broker is named), kept in one place with the layer's internals t
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.decode import (
@@ -57,7 +56,7 @@ class ProtocolCalls:
         """The version ``request`` goes out in on the connection to ``node``, once that
         connection is logged in (its brokers' ApiVersions are known); None where it cannot be
         told (the connection fails, which the send itself then meets and reports). A request
-        built for one version with :class:`Rows` must be sent in it: the caller sets its
+        whose body is written for one version must be sent in it: the caller sets its
         ``API_VERSION``."""
         from kafka.errors import KafkaError
 
@@ -139,27 +138,3 @@ class ProtocolCalls:
             self._broker_api_version(DESCRIBE_TOPIC_PARTITIONS_API_KEY)
             >= DESCRIBE_TOPIC_PARTITIONS_CREATION_TIME_VERSION
         )
-
-
-class Rows:
-    """Rows of a request's repeated structure (the partitions of a ListOffsets or a
-    TxnOffsetCommit) as plain tuples in the field order of one version: kafka-python encodes a
-    tuple by position, and skips building one object per partition (a third of the time a
-    request of 10,000 partitions took). ``values`` fixes fields to a value; the rest take
-    their defaults, and the two ``varying`` fields are given per row."""
-
-    def __init__(self, structure: Any, version: int, varying: tuple[str, str], **values: Any) -> None:
-        fields = structure._struct.untagged_fields(version)
-        self._template = [values.get(f.name, f.default) for f in fields]
-        names = [f.name for f in fields]
-        self._first, self._second = names.index(varying[0]), names.index(varying[1])
-
-    def of(self, pairs: Iterable[tuple[int, int]]) -> list[tuple[Any, ...]]:
-        template, first, second = self._template, self._first, self._second
-        rows = []
-        for a, b in pairs:
-            row = template.copy()
-            row[first] = a
-            row[second] = b
-            rows.append(tuple(row))
-        return rows

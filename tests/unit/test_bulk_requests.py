@@ -1,8 +1,7 @@
-"""The protocol-layer requests of a reset of many partitions, without a broker: partitions built
-as rows of one version (protocol_calls.Rows) encode to the very bytes kafka-python writes for
-its objects, in every version; a topic's DescribeTopicPartitions pages, asked a window at a
-time, read every partition once whatever the topic's size and the broker's page size, in far
-fewer rounds than one page after another."""
+"""The leaders of a reset of many partitions, without a broker: a topic's DescribeTopicPartitions
+pages, asked a window at a time, read every partition once whatever the topic's size and the
+broker's page size, in far fewer rounds than one page after another. (The reset's ListOffsets and
+TxnOffsetCommit bodies are held to kafka-python's bytes in tests/unit/test_partition_answers.py.)"""
 
 from __future__ import annotations
 
@@ -15,63 +14,9 @@ from hypothesis import strategies as st
 from kafka_groups.access import protocol_layer
 from kafka_groups.access.cluster import KafkaAccess
 from kafka_groups.access.partition_reads import PAGES_AT_ONCE, PAGES_IN_FLIGHT
-from kafka_groups.access.protocol_calls import Rows
 from kafka_groups.settings import ConnectionSettings
 
 protocol_layer.prepare_messages()
-
-
-def _versions(request_type):
-    return range(request_type.min_version, request_type.max_version + 1)
-
-
-@pytest.mark.parametrize("timestamp", [-2, -1, 1_700_000_000_000])
-def test_list_offsets_rows_encode_as_objects_do_in_every_version(timestamp):
-    from kafka.protocol.consumer.offsets import ListOffsetsRequest
-
-    topic_type = ListOffsetsRequest.ListOffsetsTopic
-    partition_type = topic_type.ListOffsetsPartition
-    partitions = [3, 0, 70_000, 1]
-    for version in _versions(ListOffsetsRequest):
-        objects = [partition_type(partition_index=p, timestamp=timestamp) for p in partitions]
-        rows = Rows(partition_type, version, ("partition_index", "timestamp")).of(
-            (p, timestamp) for p in partitions
-        )
-        encoded = [
-            ListOffsetsRequest(
-                replica_id=-1, isolation_level=0, topics=[topic_type(name="orders", partitions=parts)]
-            ).encode(version=version)
-            for parts in (objects, rows)
-        ]
-        assert encoded[0] == encoded[1], version
-
-
-def test_txn_offset_commit_rows_encode_as_objects_do_in_every_version():
-    from kafka.protocol.producer.transaction import TxnOffsetCommitRequest
-
-    topic_type = TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic
-    partition_type = topic_type.TxnOffsetCommitRequestPartition
-    offsets = {0: 0, 5: 12, 9: 2**40}
-    fixed = {"committed_leader_epoch": -1, "committed_metadata": ""}
-    for version in _versions(TxnOffsetCommitRequest):
-        objects = [partition_type(partition_index=p, committed_offset=o, **fixed) for p, o in offsets.items()]
-        rows = Rows(partition_type, version, ("partition_index", "committed_offset"), **fixed).of(
-            offsets.items()
-        )
-        encoded = [
-            TxnOffsetCommitRequest(
-                transactional_id="kafka-group-tools-reset-g",
-                group_id="g",
-                producer_id=7,
-                producer_epoch=1,
-                generation_id=-1,
-                member_id="",
-                group_instance_id=None,
-                topics=[topic_type(name="orders", partitions=parts)],
-            ).encode(version=version)
-            for parts in (objects, rows)
-        ]
-        assert encoded[0] == encoded[1], version
 
 
 class Done:
