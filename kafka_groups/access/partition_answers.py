@@ -182,6 +182,23 @@ def txn_offset_commit_body(version: int, request: Any, offsets: dict[str, list[t
     return b"".join(out)
 
 
+def _topic_records(
+    view: memoryview, pos: int, flexible: bool, size: int
+) -> tuple[str, int, bytes | None, int]:
+    """A topic of an answer whose partitions are records of ``size`` bytes: its name, its
+    partition count, and, when every record has that size (no tagged fields), their bytes
+    whole, with the position after them; else None and the position of the first record, to
+    be read one by one."""
+    name, pos = string(view, pos, flexible)
+    count, pos = array_length(view, pos, flexible)
+    count = max(count, 0)
+    end = pos + count * size
+    raw = bytes(view[pos:end])
+    if len(raw) == count * size and (not flexible or not any(raw[size - 1 :: size])):
+        return name or "", count, raw, end
+    return name or "", count, None, pos
+
+
 def decode_list_offsets(data: bytes, version: int) -> ListedOffsets:
     low, high = LIST_OFFSETS_VERSIONS
     if not low <= version <= high:
@@ -199,23 +216,18 @@ def decode_list_offsets(data: bytes, version: int) -> ListedOffsets:
         count, pos = array_length(view, pos, flexible)
         topics = []
         for _ in range(max(count, 0)):
-            name, pos = string(view, pos, flexible)
-            partitions, pos = array_length(view, pos, flexible)
-            partitions = max(partitions, 0)
-            end = pos + partitions * size
-            raw = bytes(view[pos:end])
-            if len(raw) == partitions * size and (not flexible or not any(raw[size - 1 :: size])):
+            name, partitions, raw, pos = _topic_records(view, pos, flexible, size)
+            if raw is not None:
                 topics.append(
                     ListedTopic(
-                        name or "",
+                        name,
                         column(raw, size, 0, 4, "i"),
                         column(raw, size, 4, 2, "h"),
                         column(raw, size, 14, 8, "q"),
                     )
                 )
-                pos = end
             else:
-                topic, pos = _listed_slowly(view, pos, name or "", partitions, size, flexible)
+                topic, pos = _listed_slowly(view, pos, name, partitions, size, flexible)
                 topics.append(topic)
             if flexible:
                 pos = skip_tags(view, pos)
@@ -256,18 +268,13 @@ def decode_txn_offset_commit(data: bytes, version: int) -> CommitAnswer:
         count, pos = array_length(view, 4, flexible)
         topics = []
         for _ in range(max(count, 0)):
-            name, pos = string(view, pos, flexible)
-            partitions, pos = array_length(view, pos, flexible)
-            partitions = max(partitions, 0)
-            end = pos + partitions * size
-            raw = bytes(view[pos:end])
-            if len(raw) == partitions * size and (not flexible or not any(raw[size - 1 :: size])):
+            name, partitions, raw, pos = _topic_records(view, pos, flexible, size)
+            if raw is not None:
                 codes = column(raw, size, 4, 2, "h")
                 refused = []
                 if any(codes):
                     indexes = column(raw, size, 0, 4, "i")
                     refused = [(p, c) for p, c in zip(indexes, codes, strict=True) if c]
-                pos = end
             else:
                 refused = []
                 for _ in range(partitions):
@@ -278,7 +285,7 @@ def decode_txn_offset_commit(data: bytes, version: int) -> CommitAnswer:
                     if code:
                         refused.append((int.from_bytes(record[0:4], "big", signed=True), code))
                     pos = skip_tags(view, pos + 6) if flexible else pos + 6
-            topics.append(CommitAnswerTopic(name or "", partitions, refused))
+            topics.append(CommitAnswerTopic(name, partitions, refused))
             if flexible:
                 pos = skip_tags(view, pos)
         if flexible:
