@@ -168,9 +168,12 @@ def shell_quote(value: str) -> str:
     as :func:`shlex.quote` quotes it; text holding a character that is not printable (a
     control character, a tab, a line break, an invisible format character) in ``$'...'``,
     with each such character as an escape (``\\n``, ``\\t``, ``\\r``, or its UTF-8 bytes in
-    octal), which bash, zsh and ksh read back as the same bytes."""
+    octal), which bash, zsh and ksh read back as the same bytes. A word that starts with ``=``
+    is quoted too, though :func:`shlex.quote` leaves it bare: zsh reads ``=name`` as the path of
+    the command ``name`` (its ``=`` expansion) and fails when there is none."""
     if value.isprintable():
-        return shlex.quote(value)
+        quoted = shlex.quote(value)
+        return f"'{value}'" if quoted == value and value.startswith("=") else quoted
     out = []
     for char in value:
         if char in "\\'":

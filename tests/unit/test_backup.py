@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kafka_groups.commands.backup import (
@@ -72,6 +72,8 @@ def _run(shell: str, script: str) -> list[list[str]]:
 @pytest.mark.skipif(not SHELLS, reason="no bash or zsh")
 @settings(max_examples=60, deadline=None)
 @given(st.lists(GROUP_IDS, min_size=1, max_size=4))
+@example(["=0"])  # zsh's = expansion: =name is the path of the command name
+@example(["=ls", "a=b"])
 def test_a_quoted_word_is_read_back_by_the_shell_as_it_was(words):
     for shell in SHELLS:
         assert _run(shell, "kafka-consumer-groups " + " ".join(map(shell_quote, words))) == [
