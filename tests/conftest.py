@@ -261,6 +261,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # (much of the suite waits: on a paused, killed, fenced or unreachable broker, on consumer groups
 # settling, on a watch's next refresh), and a third worker fills that time. Modules that share a
 # session cluster other than the plain broker are one unit (TOGETHER), so that one worker starts it.
+# A module too long for one unit is split: the tests named here (by their name in the module, before
+# any parameters) are a unit of their own, "<module>::<part>", which another worker may take at the
+# same time; each unit starts the module's own cluster. tests/kafka/test_faults.py alone was 381 s of
+# one worker, a third of the run: its writes in several parts (a 400-partition topic, and the kills
+# that restart the broker with it) and its 2,100-partition reset are the second part.
+SPLIT = {
+    "tests/kafka/test_faults.py": (
+        "parts",
+        {"TestInParts", "test_many_partitions_paused_before_the_commit"},
+    ),
+}
+
+
 LONGEST = tuple(
     f"tests/kafka/{name}.py"
     for name in (
@@ -285,6 +298,8 @@ LONGEST = tuple(
         "test_compat_39",  # the 3.9 session broker, which only it uses
     )
 )
+# A split module's parts go out right after it.
+LONGEST = tuple(unit for m in LONGEST for unit in (m, *([f"{m}::{SPLIT[m][0]}"] if m in SPLIT else [])))
 TOGETHER = {
     "tests/kafka/test_one_connection.py": "tests/kafka/test_security.py",  # secure_cluster
     "tests/kafka/test_secret_files.py": "tests/kafka/test_security.py",  # secure_cluster
@@ -294,12 +309,16 @@ TOGETHER = {
     "tests/kafka/test_clusters.py": "tests/kafka/test_compat_39.py",  # compat_broker, the second cluster
 }
 SESSION_CLUSTERS = ("three_nodes", "secure_cluster", "compat_broker")  # the plain broker is on every worker
-assert all((ROOT / p).is_file() for p in LONGEST), "LONGEST names a missing module"
+assert all((ROOT / p.split("::")[0]).is_file() for p in LONGEST), "LONGEST names a missing module"
 assert all((ROOT / p).is_file() for pair in TOGETHER.items() for p in pair), "TOGETHER names a missing module"
 
 
 def _unit(nodeid: str) -> str:
-    path = nodeid.split("::", 1)[0]
+    path, _, rest = nodeid.partition("::")
+    if path in SPLIT:
+        part, names = SPLIT[path]
+        if rest.split("[", 1)[0].split("::", 1)[0] in names:
+            return f"{path}::{part}"
     return TOGETHER.get(path, path)
 
 
