@@ -51,9 +51,16 @@ os.environ.setdefault(local_kafka.JVM_OPTS_ENV, "-XX:TieredStopAtLevel=1")
 # Spark's driver JVMs also map the class-data sharing archive `python -m infra.kafka cds` made for the
 # installed pyspark (scripts/setup makes it; infra/cds.py), when there is a current one; the brokers
 # get theirs from infra itself. KAFKA_INFRA_CDS=0 turns both off.
-os.environ.setdefault(
-    "SPARK_SUBMIT_OPTS", " ".join([os.environ[local_kafka.JVM_OPTS_ENV], *cds.spark_driver_opts()]).strip()
-)
+# .ci/run makes the archives while the tests run (KAFKA_SETUP_CDS=0 for scripts/setup): a module that
+# starts after the driver's archive is made gets it (_spark_archive_once_made, below).
+_SUITE_SPARK_OPTS = "SPARK_SUBMIT_OPTS" not in os.environ  # not the user's own
+
+
+def _spark_submit_opts() -> str:
+    return " ".join([os.environ[local_kafka.JVM_OPTS_ENV], *cds.spark_driver_opts()]).strip()
+
+
+os.environ.setdefault("SPARK_SUBMIT_OPTS", _spark_submit_opts())
 # Every broker start and restart in the suite may take 300 s, not the infra's 90: on a loaded 2-core CI
 # machine a three-node start and a killed broker's restart have both taken longer than 90 s.
 os.environ.setdefault(local_kafka.READY_TIMEOUT_ENV, "300")
@@ -89,6 +96,13 @@ def _start(version: str, env_var: str) -> Iterator[Broker]:
         yield Broker(cluster.bootstrap, version)
     finally:
         cluster.stop(grace=0)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _spark_archive_once_made() -> None:
+    """SPARK_SUBMIT_OPTS as above, read again at each module: with the driver's archive once it exists."""
+    if _SUITE_SPARK_OPTS:
+        os.environ["SPARK_SUBMIT_OPTS"] = _spark_submit_opts()
 
 
 @pytest.fixture(scope="session")
