@@ -101,6 +101,10 @@ def _server_properties(
         props |= {
             "group.consumer.min.session.timeout.ms": 6000,
             "group.consumer.min.heartbeat.interval.ms": 1000,
+            # The interval the coordinator gives its members (5 s by default): a member learns of a new
+            # assignment, or of partitions added to its topics, at its next heartbeat, so every
+            # rebalance of a test's consumer-protocol group waited up to 5 s per step.
+            "group.consumer.heartbeat.interval.ms": 1000,
         }
     if _is_log4j2(version):  # 4.x-only settings
         props |= {
@@ -110,6 +114,7 @@ def _server_properties(
             "group.streams.initial.rebalance.delay.ms": 0,
             "group.streams.min.session.timeout.ms": 6000,
             "group.streams.min.heartbeat.interval.ms": 1000,
+            "group.streams.heartbeat.interval.ms": 1000,  # as group.consumer's above
         }
     return props
 

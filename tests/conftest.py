@@ -51,9 +51,16 @@ os.environ.setdefault(local_kafka.JVM_OPTS_ENV, "-XX:TieredStopAtLevel=1")
 # Spark's driver JVMs also map the class-data sharing archive `python -m infra.kafka cds` made for the
 # installed pyspark (scripts/setup makes it; infra/cds.py), when there is a current one; the brokers
 # get theirs from infra itself. KAFKA_INFRA_CDS=0 turns both off.
-os.environ.setdefault(
-    "SPARK_SUBMIT_OPTS", " ".join([os.environ[local_kafka.JVM_OPTS_ENV], *cds.spark_driver_opts()]).strip()
-)
+# .ci/run makes the archives while the tests run (KAFKA_SETUP_CDS=0 for scripts/setup): a module that
+# starts after the driver's archive is made gets it (_spark_archive_once_made, below).
+_SUITE_SPARK_OPTS = "SPARK_SUBMIT_OPTS" not in os.environ  # not the user's own
+
+
+def _spark_submit_opts() -> str:
+    return " ".join([os.environ[local_kafka.JVM_OPTS_ENV], *cds.spark_driver_opts()]).strip()
+
+
+os.environ.setdefault("SPARK_SUBMIT_OPTS", _spark_submit_opts())
 # Every broker start and restart in the suite may take 300 s, not the infra's 90: on a loaded 2-core CI
 # machine a three-node start and a killed broker's restart have both taken longer than 90 s.
 os.environ.setdefault(local_kafka.READY_TIMEOUT_ENV, "300")
@@ -89,6 +96,13 @@ def _start(version: str, env_var: str) -> Iterator[Broker]:
         yield Broker(cluster.bootstrap, version)
     finally:
         cluster.stop(grace=0)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _spark_archive_once_made() -> None:
+    """SPARK_SUBMIT_OPTS as above, read again at each module: with the driver's archive once it exists."""
+    if _SUITE_SPARK_OPTS:
+        os.environ["SPARK_SUBMIT_OPTS"] = _spark_submit_opts()
 
 
 @pytest.fixture(scope="session")
@@ -261,6 +275,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # (much of the suite waits: on a paused, killed, fenced or unreachable broker, on consumer groups
 # settling, on a watch's next refresh), and a third worker fills that time. Modules that share a
 # session cluster other than the plain broker are one unit (TOGETHER), so that one worker starts it.
+# A module too long for one unit is split: the tests named here (by their name in the module, before
+# any parameters) are a unit of their own, "<module>::<part>", which another worker may take at the
+# same time; each unit starts the module's own cluster. tests/kafka/test_faults.py alone was 381 s of
+# one worker, a third of the run: its writes in several parts (a 400-partition topic, and the kills
+# that restart the broker with it) and its 2,100-partition reset are the second part.
+SPLIT = {
+    "tests/kafka/test_faults.py": (
+        "parts",
+        {"TestInParts", "test_many_partitions_paused_before_the_commit"},
+    ),
+}
+
+
 LONGEST = tuple(
     f"tests/kafka/{name}.py"
     for name in (
@@ -285,6 +312,8 @@ LONGEST = tuple(
         "test_compat_39",  # the 3.9 session broker, which only it uses
     )
 )
+# A split module's parts go out right after it.
+LONGEST = tuple(unit for m in LONGEST for unit in (m, *([f"{m}::{SPLIT[m][0]}"] if m in SPLIT else [])))
 TOGETHER = {
     "tests/kafka/test_one_connection.py": "tests/kafka/test_security.py",  # secure_cluster
     "tests/kafka/test_secret_files.py": "tests/kafka/test_security.py",  # secure_cluster
@@ -294,12 +323,16 @@ TOGETHER = {
     "tests/kafka/test_clusters.py": "tests/kafka/test_compat_39.py",  # compat_broker, the second cluster
 }
 SESSION_CLUSTERS = ("three_nodes", "secure_cluster", "compat_broker")  # the plain broker is on every worker
-assert all((ROOT / p).is_file() for p in LONGEST), "LONGEST names a missing module"
+assert all((ROOT / p.split("::")[0]).is_file() for p in LONGEST), "LONGEST names a missing module"
 assert all((ROOT / p).is_file() for pair in TOGETHER.items() for p in pair), "TOGETHER names a missing module"
 
 
 def _unit(nodeid: str) -> str:
-    path = nodeid.split("::", 1)[0]
+    path, _, rest = nodeid.partition("::")
+    if path in SPLIT:
+        part, names = SPLIT[path]
+        if rest.split("[", 1)[0].split("::", 1)[0] in names:
+            return f"{path}::{part}"
     return TOGETHER.get(path, path)
 
 

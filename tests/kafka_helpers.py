@@ -395,25 +395,34 @@ def wait_for_full_isr(bootstrap: str, topics: Iterable[str], timeout: float = 60
 
 
 def restore_nodes(cluster) -> None:
-    """A cluster back to health: every stopped node started again, and every partition of every
-    topic led and fully in sync (so whole-cluster reports start clean)."""
+    """A cluster back to health: every stopped node started again, every node unfenced in every
+    node's metadata, and every partition of every topic led and fully in sync (so whole-cluster
+    reports start clean).
+
+    A restarted node logs that it started, and takes connections, before the controller has
+    unfenced it: until then the other nodes leave it out of their metadata, and a test that went on
+    at once met a cluster of one node fewer (seen on a loaded machine, load 30). A node's
+    metadata names only the brokers it knows to be unfenced, so each node is asked for its own."""
     for node in cluster.node_list:
         if not cluster.is_running(node.node_id):
             cluster.start_node(node.node_id)
-    client = admin(cluster.bootstrap)
+    ids = {node.node_id for node in cluster.node_list}
+    clients = [admin(node.bootstrap) for node in cluster.node_list]
 
     def healthy() -> bool:
         try:
-            listed = client.list_topics(timeout=5).topics
+            views = [client.list_topics(timeout=5) for client in clients]
         except KafkaException:
+            return False
+        if any(set(view.brokers) != ids for view in views):
             return False
         return all(
             topic.error is None
             and all(p.leader >= 0 and set(p.isrs) == set(p.replicas) for p in topic.partitions.values())
-            for topic in listed.values()
+            for topic in views[0].topics.values()
         )
 
-    wait_until(healthy, "every partition of the cluster is fully in sync", timeout=120, every=0.5)
+    wait_until(healthy, "every node is unfenced and every partition fully in sync", timeout=120, every=0.5)
 
 
 def on_a_terminal(

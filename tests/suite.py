@@ -225,21 +225,19 @@ def pytest_collectreport(report: Any) -> None:
         _RECORD.append(f"{NO_RETRY} {report.nodeid or 'the run'} failed to collect")
 
 
-# Seconds of setup, call and teardown per test module, and on which pytest-xdist worker: the
-# run's last lines name the longest modules and each worker's total, the figures LONGEST in
-# tests/conftest.py is kept in order by.
-_MODULE_SECONDS: dict[str, float] = {}
-_MODULE_WORKER: dict[str, str] = {}
+# Seconds of setup, call and teardown per test module and pytest-xdist worker (a module split in
+# units, SPLIT in tests/conftest.py, can run on two): the run's last lines name the longest modules
+# and each worker's total, the figures LONGEST in tests/conftest.py is kept in order by.
+_MODULE_SECONDS: dict[tuple[str, str], float] = {}
 LONGEST_SHOWN = 15
 
 
 def pytest_runtest_logreport(report: Any) -> None:
     module = report.nodeid.split("::", 1)[0]
-    _MODULE_SECONDS[module] = _MODULE_SECONDS.get(module, 0.0) + float(getattr(report, "duration", 0.0))
     node = getattr(report, "node", None)  # the worker that ran it, on pytest-xdist's controller
     gateway = getattr(node, "gateway", None)
-    if gateway is not None:
-        _MODULE_WORKER[module] = str(gateway.id)
+    key = (module, "-" if gateway is None else str(gateway.id))
+    _MODULE_SECONDS[key] = _MODULE_SECONDS.get(key, 0.0) + float(getattr(report, "duration", 0.0))
     if report.passed and report.when == "call":
         _RECORD.append(f"{PASSED} {report.nodeid}")
     if not report.failed:
@@ -259,12 +257,13 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     longest = sorted(_MODULE_SECONDS.items(), key=lambda kv: -kv[1])[:LONGEST_SHOWN]
     write = terminalreporter.write_line
     terminalreporter.section("the longest modules (seconds of their tests, worker)")
-    for module, seconds in longest:
-        write(f"{seconds:8.1f}  {_MODULE_WORKER.get(module, '-'):4}  {module}")
-    if _MODULE_WORKER:
-        busy: dict[str, float] = {}
-        for module, worker in _MODULE_WORKER.items():
-            busy[worker] = busy.get(worker, 0.0) + _MODULE_SECONDS[module]
+    for (module, worker), seconds in longest:
+        write(f"{seconds:8.1f}  {worker:4}  {module}")
+    busy: dict[str, float] = {}
+    for (_module, worker), seconds in _MODULE_SECONDS.items():
+        if worker != "-":
+            busy[worker] = busy.get(worker, 0.0) + seconds
+    if busy:
         write("workers: " + ", ".join(f"{w} {busy[w]:.0f} s" for w in sorted(busy)))
 
 

@@ -16,7 +16,6 @@ import subprocess
 
 import pytest
 
-from infra import kafka as local_kafka
 from kafka_groups.commands.reset_gather import BULK_READS_ABOVE
 from tests.kafka_helpers import (
     Record,
@@ -38,17 +37,20 @@ RECORD_CREATION_OFF = {"KAFKA_GROUP_TOOLS_RECORD_CREATION": "0"}
 
 
 class Authentications:
-    """The broker's count of successful SASL authentications on one listener."""
+    """The broker's count of successful SASL authentications on one listener, read with the Apache
+    JmxTool in the suite's long-lived tool JVM (``apache``): the module reads it twice a command,
+    and a JVM of its own each time was about half of the module's time."""
 
-    def __init__(self, pid: int, listener: str) -> None:
+    def __init__(self, pid: int, listener: str, apache) -> None:
         self.listener = listener
         self.url = f"service:jmx:rmi:///jndi/rmi://127.0.0.1:{_jmx_port(pid)}/jmxrmi"
+        self.apache = apache
 
     def count(self) -> int:
         objects = f"kafka.server:type=socket-server-metrics,listener={self.listener},networkProcessor=*"
         args = ["--jmx-url", self.url, "--object-name", objects, "--attributes", COUNTER,
                 "--one-time", "true", "--report-format", "properties"]  # fmt: skip
-        result = local_kafka.run_apache(JMX_TOOL, args, timeout=60)
+        result = self.apache(JMX_TOOL, *args)
         values = re.findall(rf"{COUNTER}=([0-9.]+)", result.stdout)
         assert values, f"no authentication counter read: {result.stdout}{result.stderr}"
         return round(sum(float(v) for v in values))
@@ -73,10 +75,10 @@ def _jmx_port(pid: int) -> int:
 
 
 @pytest.fixture(scope="module")
-def logins(secure_cluster):
+def logins(secure_cluster, apache):
     if subprocess.run(["which", "jcmd"], capture_output=True).returncode != 0:
         pytest.skip("jcmd (the JDK's) is needed to read the broker's authentication count")
-    return Authentications(secure_cluster.node_list[0].pid, LISTENER)
+    return Authentications(secure_cluster.node_list[0].pid, LISTENER, apache)
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,6 @@ from infra import kafka as local_kafka
 from tests.conftest import OUR_TOOLS
 from tests.kafka.test_faults import (
     RUN_LIMIT_S,
-    TIMEOUT_MS,
     _env,
     _partition_count,
     _settled,
@@ -51,6 +50,7 @@ INT, TERM = signal.SIGINT, signal.SIGTERM
 NOTED = "may have reached the cluster; waiting for its answer and reading it back"
 NOTHING_SENT = "stopped before any change was sent; nothing changed."
 PAUSED_SEND_S = 1.5  # after releasing a send to a paused broker: it waits (--timeout 5000) for the answer
+TIMEOUT_MS = "5000"  # the tools' --timeout here: a signal comes PAUSED_SEND_S into a wait that lasts it
 
 
 @pytest.fixture(scope="module")

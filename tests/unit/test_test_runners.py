@@ -140,3 +140,21 @@ def test_a_ready_timeout_that_is_not_a_positive_number_of_seconds_is_refused(mon
     monkeypatch.setenv(local_kafka.READY_TIMEOUT_ENV, raw)
     with pytest.raises(local_kafka.KafkaInfraError, match=local_kafka.READY_TIMEOUT_ENV):
         local_kafka.ready_timeout()
+
+
+def test_a_split_module_part_names_tests_of_that_module():
+    """A name in tests/conftest.py's SPLIT that the module does not define would leave the module in
+    one unit, silently: each must be a test function or class there, and each part a LONGEST unit."""
+    import importlib
+
+    from tests import conftest
+
+    for path, (part, names) in conftest.SPLIT.items():
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        assert all(name.startswith("Test") or name.startswith("test_") for name in names)
+        assert all(hasattr(module, name) for name in names), (path, names)
+        assert f"{path}::{part}" in conftest.LONGEST
+        some = sorted(names)[0]
+        assert conftest._unit(f"{path}::{some}[x]") == f"{path}::{part}"
+        assert conftest._unit(f"{path}::{some}::test_y") == f"{path}::{part}"
+        assert conftest._unit(f"{path}::test_not_in_the_part") == path
