@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from confluent_kafka import KafkaException
 
     from kafka_groups.access.group_answers import OffsetRow
+    from kafka_groups.access.offset_fetch import FetchedGroup
     from kafka_groups.core.describe import Committed, TopicPartition
 
 # librdkafka's ListOffsets takes time that grows with the square of the partitions in one call
@@ -42,7 +43,7 @@ _LEADER = "\x00leader\x00"  # in a failure's words until _explain names the part
 UNKNOWN_TO_CLIENT = frozenset({-190, -188, 3})
 
 
-def _committed(fetched: dict[str, list[OffsetRow]]) -> dict[str, dict[TopicPartition, Committed]]:
+def _committed(fetched: dict[str, list[OffsetRow]]) -> dict[str, Mapping[TopicPartition, Committed]]:
     """Each group's committed offsets (none below zero) with their leader epochs."""
     from kafka_groups.core.describe import Committed
 
@@ -76,10 +77,24 @@ def _rows_of(topics: Any) -> list[OffsetRow]:
 
 
 class OffsetsAccess(Connection):
-    def committed_offsets(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, Committed]]:
+    def committed_offsets(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, Committed]]:
         """Every committed offset of each group, with its leader epoch (OffsetFetch, one
-        request per coordinator)."""
-        return _committed(self._fetched_offsets(group_ids))
+        request per coordinator, its answer decoded into arrays by access/offset_fetch.py): a
+        dict per group, or for a group of more than ``describe_committed.COMPACT_ABOVE``
+        partitions a compact table that reads as one (core/describe_committed.py)."""
+        from kafka_groups.core.describe_committed import committed_of
+
+        if not group_ids:
+            return {}
+        found: dict[str, Mapping[TopicPartition, Committed]] = {}
+
+        def take(answer: FetchedGroup, _total: int) -> Mapping[TopicPartition, Committed]:
+            return committed_of([(t.name, t.partitions, t.offsets, t.epochs) for t in answer.topics])
+
+        read = lambda ids: self._fetch_arrays(ids, None, take)  # noqa: E731
+        for answer in self._read_groups("fetching committed offsets", read, group_ids):
+            found.update(answer)
+        return found
 
     def committed_positions(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, int]]:
         """Every committed offset of each group, the offsets alone: what a reset plans, backs
@@ -94,35 +109,45 @@ class OffsetsAccess(Connection):
         if not group_ids:
             return {}
         found: dict[str, Mapping[TopicPartition, int]] = {}
-        for answer in self._read_groups("fetching committed offsets", self._positions, group_ids):
+
+        def take(answer: FetchedGroup, total: int) -> Mapping[TopicPartition, int]:
+            return answer.table() if total > COMPACT_ABOVE else answer.offsets()
+
+        read = lambda ids: self._fetch_arrays(ids, POSITIONS_GROUPS, take)  # noqa: E731
+        for answer in self._read_groups("fetching committed offsets", read, group_ids):
             found.update(answer)
         if len(found) > 1 and sum(len(held) for held in found.values()) > COMPACT_ABOVE:
             # the groups of a batch read while its total was small, compact too
             found = {g: OffsetTable.of(held).settle() for g, held in found.items()}
         return found
 
-    async def _positions(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, int]]:
-        """OffsetFetch of the groups' offsets, one request per ``POSITIONS_GROUPS`` groups of a
-        coordinator, the coordinators' n-th requests in flight together; each answer is read
-        into a dict or, past ``COMPACT_ABOVE`` partitions in all, a compact table, and dropped."""
+    async def _fetch_arrays(
+        self, group_ids: list[str], per_request: int | None, take: Callable[[FetchedGroup, int], Any]
+    ) -> dict[str, Any]:
+        """OffsetFetch of the groups' offsets, one request per ``per_request`` groups of a
+        coordinator (None: all of them), the coordinators' n-th requests in flight together;
+        each answer is decoded into arrays (access/offset_fetch.py), each group's turned into
+        what ``take(group, partitions read so far)`` makes of it, and dropped. An error the
+        group or a partition answers with is raised as its ``KafkaError``, as the layer's own
+        ``list_group_offsets`` raises it."""
         from kafka.errors import for_code
 
         from kafka_groups.access.offset_fetch import offset_fetch
-        from kafka_groups.core.reset import COMPACT_ABOVE
 
         client = self._protocol
         by_coordinator: dict[int, list[str]] = {}
         for group_id, node in (await client.coordinators(group_ids)).items():
             by_coordinator.setdefault(node, []).append(group_id)
-        found: dict[str, Mapping[TopicPartition, int]] = {}
+        found: dict[str, Any] = {}
         total = 0
+        step = per_request or max(len(group_ids), 1)
         queues = [
             (
                 node,
                 [
                     ask
-                    for i in range(0, len(ids), POSITIONS_GROUPS)
-                    for ask in client.offset_fetch_requests(ids[i : i + POSITIONS_GROUPS])
+                    for i in range(0, len(ids), step)
+                    for ask in client.offset_fetch_requests(ids[i : i + step])
                 ],
             )
             for node, ids in by_coordinator.items()
@@ -150,7 +175,7 @@ class OffsetsAccess(Connection):
                     if failed is not None:
                         raise for_code(failed[2])(f"OffsetFetchResponse failed for partition {failed[1]}")
                     total += answer.partition_count()
-                    found[group_id] = answer.table() if total > COMPACT_ABOVE else answer.offsets()
+                    found[group_id] = take(answer, total)
                 del response
         return found
 
