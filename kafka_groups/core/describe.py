@@ -227,7 +227,8 @@ def _column(
     else:
         get = offsets.get
         found = [get((topic, p)) for p in partitions]
-    if any(v is not None and v < 0 for v in found):
+    known = [v for v in found if v is not None]
+    if known and min(known) < 0:  # a sentinel is unknown, as offset_rows has it
         found = [v if v is not None and v >= 0 else None for v in found]
     return found
 
