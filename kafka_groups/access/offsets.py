@@ -122,14 +122,26 @@ class OffsetsAccess(Connection):
         return found
 
     async def _fetch_arrays(
-        self, group_ids: list[str], per_request: int | None, take: Callable[[FetchedGroup, int], Any]
+        self,
+        group_ids: list[str],
+        per_request: int | None,
+        take: Callable[[FetchedGroup, int], Any],
+        metadata: bool = False,
     ) -> dict[str, Any]:
         """OffsetFetch of the groups' offsets, one request per ``per_request`` groups of a
         coordinator (None: all of them), the coordinators' n-th requests in flight together;
         each answer is decoded into arrays (access/offset_fetch.py), each group's turned into
         what ``take(group, partitions read so far)`` makes of it, and dropped. An error the
         group or a partition answers with is raised as its ``KafkaError``, as the layer's own
-        ``list_group_offsets`` raises it."""
+        ``list_group_offsets`` raises it. ``metadata``: the answers' metadata strings decoded
+        too.
+
+        Never through confluent-kafka: librdkafka's ListConsumerGroupOffsets dereferences a
+        consumer-group handle an admin client does not have when the coordinator answers
+        NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE (librdkafka issue #5040), which a new
+        cluster's or a moving coordinator does, and the whole process dies of a segmentation
+        fault. The protocol layer retries those answers like any other. Many groups are read in
+        batches, each under a deadline of its own (:meth:`_read_groups`)."""
         from kafka.errors import for_code
 
         from kafka_groups.access.offset_fetch import offset_fetch
@@ -154,7 +166,7 @@ class OffsetsAccess(Connection):
         ]
         for turn in range(max((len(asks) for _, asks in queues), default=0)):
             sent = [
-                (asks[turn][0], client.manager.send(offset_fetch(asks[turn][1]), node_id=node))
+                (asks[turn][0], client.manager.send(offset_fetch(asks[turn][1], metadata), node_id=node))
                 for node, asks in queues
                 if turn < len(asks)
             ]
@@ -180,42 +192,36 @@ class OffsetsAccess(Connection):
         return found
 
     def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:
-        """The group's committed offsets with the metadata string each was committed with."""
-        rows = self._fetched_offsets([group_id]).get(group_id, [])
-        # librdkafka's AlterConsumerGroupOffsets stores the metadata string with its C
-        # terminator; the string the writer gave is what is meant.
-        return {
-            (topic, partition): (offset, (metadata or "").removesuffix("\x00"))
-            for topic, partition, offset, _epoch, metadata, _error in rows
-            if offset >= 0
-        }
+        """The group's committed offsets with the metadata string each was committed with
+        (access/offset_fetch.py's decoder, with its metadata)."""
 
-    def _fetched_offsets(self, group_ids: list[str]) -> dict[str, list[OffsetRow]]:
-        """OffsetFetch for the groups through the protocol layer: per group, the partitions of
-        its answer as they were decoded (access/answers.py: topic, partition, committed offset,
-        below zero for none, committed leader epoch, below zero for none, metadata, error code).
-        The callers read those straight into what they need: a value per partition made only
-        to be read once more cost more than the decoding.
+        def take(answer: FetchedGroup, _total: int) -> dict[TopicPartition, tuple[int, str]]:
+            # librdkafka's AlterConsumerGroupOffsets stores the metadata string with its C
+            # terminator; the string the writer gave is what is meant.
+            return {
+                (t.name, partition): (offset, (text or "").removesuffix("\x00"))
+                for t in answer.topics
+                for partition, offset, text in zip(
+                    t.partitions, t.offsets, t.metadata or [None] * len(t.partitions), strict=True
+                )
+                if offset >= 0
+            }
 
-        Never through confluent-kafka: librdkafka's ListConsumerGroupOffsets dereferences a
-        consumer-group handle an admin client does not have when the coordinator answers
-        NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE (librdkafka issue #5040), which a new
-        cluster's or a moving coordinator does, and the whole process dies of a segmentation
-        fault. The protocol layer retries those answers like any other. Many groups are read in
-        batches, each under a deadline of its own (:meth:`_read_groups`)."""
-        if not group_ids:
-            return {}
-        fetched: dict[str, list[Any]] = {}
-        for answer in self._read_groups("fetching committed offsets", self._offset_fetch, group_ids):
-            fetched.update(answer)
-        return fetched
+        read = lambda ids: self._fetch_arrays(ids, None, take, metadata=True)  # noqa: E731
+        found: dict[TopicPartition, tuple[int, str]] = {}
+        for answer in self._read_groups("fetching committed offsets", read, [group_id]):
+            found.update(answer.get(group_id, {}))
+        return found
 
     async def _offset_fetch(self, group_ids: list[str]) -> dict[str, list[OffsetRow]]:
-        """One OffsetFetch per coordinator (per group on brokers before OffsetFetch v8), built
-        by the protocol layer; an error the group or a partition answers with is raised as its
-        ``KafkaError``, as the layer's own ``list_group_offsets`` raises it. The answers of many
-        groups are decoded by ours (access/answers.py), a group's answer before v8 by
-        kafka-python's, into the same rows."""
+        """The many-group describe's read (``KafkaAccess.described_with_offsets``): per group,
+        the partitions of its answer as rows (access/group_answers.py: topic, partition,
+        committed offset, leader epoch, metadata, error code). One OffsetFetch per coordinator
+        (per group on brokers before OffsetFetch v8), built by the protocol layer; an error the
+        group or a partition answers with is raised as its ``KafkaError``, as the layer's own
+        ``list_group_offsets`` raises it. The answers of many groups are decoded by ours
+        (access/group_answers.py), a group's answer before v8 by kafka-python's, into the same
+        rows."""
         from kafka.errors import for_code
 
         from kafka_groups.access.group_answers import answered
