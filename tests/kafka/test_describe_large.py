@@ -135,3 +135,41 @@ def test_the_health_of_a_large_group_is_what_a_small_one_has(broker, groups, mon
         return sorted(json.dumps(row, sort_keys=True) for row in rows)
 
     assert partitions(large) == partitions(small)
+
+
+def test_a_partition_whose_only_broker_is_down_fails_alike_on_both_paths(three_nodes, monkeypatch):
+    """A partition whose one replica's broker is stopped has no leader to answer ListOffsets:
+    either path asks again until --timeout, then fails with one line and exit 1, and prints no
+    rows (as the describe did before the large group's path); the large path's line names that
+    partition (the small path's may be about the metadata it read to name the leader, which the
+    stopped broker can hold up)."""
+    from confluent_kafka.admin import NewTopic
+
+    from tests.kafka_helpers import restore_nodes
+
+    cluster = three_nodes
+    restore_nodes(cluster)
+    try:
+        bs = cluster.bootstrap
+        topic, group = unique("dl-led"), unique("dl-led")
+        client = admin(bs)
+        created = client.create_topics(
+            [NewTopic(topic, 3, replica_assignment=[[1], [2], [3]])], operation_timeout=30
+        )
+        created[topic].result(timeout=60)
+        produce_n(bs, topic, {0: 2, 1: 2, 2: 2})
+        commit_offsets(bs, group, {(topic, 0): 1, (topic, 1): 1, (topic, 2): 1})
+        assert _describe(bs, group, []).returncode == 0
+        cluster.stop_node(3, grace=0)
+        runs = [_describe(bs, group, ["--timeout", "10000"])]
+        calls = _large(monkeypatch)
+        runs.append(_describe(bs, group, ["--timeout", "10000"]))
+        assert calls["log_offsets_of"] == 1
+        for run in runs:
+            assert run.returncode == 1, run.stderr
+            assert run.stdout == ""
+            assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+            assert "Traceback" not in run.stderr
+        assert f"{topic}-2" in runs[1].stderr, runs[1].stderr
+    finally:
+        restore_nodes(cluster)
