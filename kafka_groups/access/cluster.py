@@ -9,12 +9,13 @@ protocol responses into the core dataclasses and naming.py words what a failure 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kafka_groups.access.commits import COMMIT_THROUGH_PROTOCOL_ABOVE, CommitsAccess
 from kafka_groups.access.decode import _consumer_group, _partition_states, _streams_group
 from kafka_groups.access.offsets import OffsetsAccess
-from kafka_groups.access.partition_reads import PartitionReads
+from kafka_groups.access.partition_reads import BULK_OFFSETS_ABOVE, PartitionReads
 from kafka_groups.access.streams import StreamsAccess
 from kafka_groups.access.transactions import TransactionsAccess
 
@@ -32,6 +33,35 @@ __all__ = [
 
 class KafkaAccess(PartitionReads, StreamsAccess, OffsetsAccess, CommitsAccess, TransactionsAccess):
     """Batched reads and writes against one cluster."""
+
+    def log_offsets_bulk(
+        self,
+        partitions: set[TopicPartition],
+        earliest: bool = False,
+        latest: bool = True,
+        leaders: Mapping[str, Mapping[int, int]] | None = None,
+    ) -> tuple[Mapping[TopicPartition, int | None], Mapping[TopicPartition, int | None]]:
+        """What :meth:`~kafka_groups.access.offsets.OffsetsAccess.log_offsets` answers, for any
+        number of partitions: up to ``BULK_OFFSETS_ABOVE`` (access/partition_reads.py) through
+        the AdminClient, as there; beyond, through the protocol layer into compact tables (the
+        leaders read with DescribeTopicPartitions, or taken from ``leaders``), so that
+        librdkafka never holds the metadata of a topic of thousands of partitions (about 2 KB a
+        partition, for the rest of the session). A partition that does not exist is absent
+        from the answer, or None in it: either way ``.get`` gives None for it."""
+        if len(partitions) <= BULK_OFFSETS_ABOVE:
+            return self.log_offsets(partitions, earliest=earliest, latest=latest)
+        if leaders is None:
+            leaders = self.partition_leaders({t for t, _ in partitions})
+        by_topic: dict[str, list[int]] = {}
+        for topic, partition in partitions:
+            by_topic.setdefault(topic, []).append(partition)
+        present: list[TopicPartition] = []
+        for topic in sorted(by_topic):
+            table = leaders.get(topic)
+            if table is not None:
+                count = len(table)  # a topic's partitions are 0 to n-1
+                present.extend((topic, p) for p in sorted(by_topic[topic]) if 0 <= p < count)
+        return self.log_offsets_of(present, leaders, earliest=earliest, latest=latest)
 
     def committed_offsets_on(self, topics: set[str]) -> dict[str, tuple[str, list[TopicPartition]]]:
         """Every consumer group with committed offsets on ``topics``: its state and those partitions."""
@@ -51,7 +81,7 @@ class KafkaAccess(PartitionReads, StreamsAccess, OffsetsAccess, CommitsAccess, T
 
     def described_with_offsets(
         self, group_ids: list[str]
-    ) -> tuple[dict[str, GroupDescription], list[str], dict[str, dict[TopicPartition, Committed]]]:
+    ) -> tuple[dict[str, GroupDescription], list[str], dict[str, Mapping[TopicPartition, Committed]]]:
         """The plain ``describe_groups`` of the groups and the committed offsets of those found,
         as ``committed_offsets`` reads them. Of many groups (more than ``FEW_GROUPS``, described
         through the protocol layer), each batch's OffsetFetch goes out with its describe

@@ -86,17 +86,27 @@ def _cut(header: Any, offset: int) -> Cut | None:
 
 
 def next_record_timestamps(
-    access: KafkaAccess, committed: Mapping[TopicPartition, int]
+    access: KafkaAccess,
+    committed: Mapping[TopicPartition, int],
+    layout: Mapping[str, Mapping[int, int]] | None = None,
 ) -> dict[TopicPartition, NextRecord | None]:
     """The next record (offset and timestamp) each group will read from its committed offsets:
     ``committed`` maps a partition to the offset to read from; pass only the partitions with
     lag. One Fetch per leader broker, all in flight together (then one more per broker for
     batches larger than the first read). None where no record was found (no leader, a broker
-    error, nothing at or after the offset)."""
+    error, nothing at or after the offset). ``layout``: each topic's partition -> leader id,
+    when read already (else librdkafka's metadata names the leaders)."""
     found: dict[TopicPartition, NextRecord | None] = dict.fromkeys(committed)
     if not committed:
         return found
-    leaders, _leaderless, _unknown = access._leadership(set(committed))
+    if layout is None:
+        leaders, _leaderless, _unknown = access._leadership(set(committed))
+    else:
+        leaders = {}
+        for tp in sorted(committed):
+            leader = layout.get(tp[0], {}).get(tp[1], -1)
+            if leader >= 0:
+                leaders.setdefault(leader, []).append(tp)
     wanted = {leader: {tp: (committed[tp], FIRST_BYTES) for tp in tps} for leader, tps in leaders.items()}
     for _round in range(3):
         if not wanted:

@@ -5,8 +5,8 @@ check before the send, the check before a transaction's EndTxn, the read-back), 
 turns each answer into 30,000 partition objects before anything reads it. Here the answer's
 bytes become, per group and topic, three arrays (partitions, offsets, leader epochs) and the list
 of partitions answered with an error; :meth:`FetchedGroup.table` puts the offsets into a compact
-table (core/offset_table.py). Metadata strings are skipped: a caller that shows them
-(``committed_with_metadata``) reads the answer through the layer's own classes.
+table (core/offset_table.py). Metadata strings are skipped, unless asked for (``metadata=True``:
+``committed_with_metadata`` shows them), then they come as a list per topic.
 
 Every version the tools send is decoded (v1-v9; v10, which names topics by id, is not asked
 for: :func:`offset_fetch` caps the request at v9). A partition's fields come in one fixed
@@ -50,6 +50,7 @@ class FetchedTopic:
     offsets: array[int]
     epochs: array[int]
     errors: list[tuple[int, int]] = field(default_factory=list)
+    metadata: list[str | None] | None = None  # per partition, when asked for
 
 
 @dataclass(slots=True)
@@ -104,28 +105,32 @@ class FetchedOffsets:
     groups: list[FetchedGroup]
 
 
-def offset_fetch(request: Any) -> Any:
+def offset_fetch(request: Any, metadata: bool = False) -> Any:
     """``request`` (an ``OffsetFetchRequest``, version cap v9 or none) with its answer decoded
-    by :func:`decode_offset_fetch`; the version is capped at v9."""
+    by :func:`decode_offset_fetch` (``metadata``: with the metadata strings); the version is
+    capped at v9."""
     from kafka_groups.access.answers import Decoded
 
     if request._max_version is None or request._max_version > MAX_VERSION:
         request._max_version = MAX_VERSION
+    if metadata:
+        return Decoded(request, lambda data, version: decode_offset_fetch(data, version, metadata=True))
     return Decoded(request, decode_offset_fetch)
 
 
-def decode_offset_fetch(data: bytes, version: int) -> FetchedOffsets:
-    """The OffsetFetch answer ``data`` (after its response header) of ``version``. A truncated
-    or malformed answer is a ``ValueError`` (the layer reports it as a protocol error)."""
+def decode_offset_fetch(data: bytes, version: int, metadata: bool = False) -> FetchedOffsets:
+    """The OffsetFetch answer ``data`` (after its response header) of ``version``; with
+    ``metadata``, each topic's metadata strings too. A truncated or malformed answer is a
+    ``ValueError`` (the layer reports it as a protocol error)."""
     if not 1 <= version <= MAX_VERSION:
         raise ValueError(f"OffsetFetch v{version} is not decoded here")
     try:
-        return _decode(memoryview(data), version)
+        return _decode(memoryview(data), version, metadata)
     except (IndexError, struct.error, UnicodeDecodeError) as exc:
         raise ValueError(f"a malformed OffsetFetch v{version} answer: {exc}") from None
 
 
-def _decode(data: memoryview, version: int) -> FetchedOffsets:
+def _decode(data: memoryview, version: int, metadata: bool) -> FetchedOffsets:
     flexible = version >= FLEXIBLE_FROM
     pos = 0
     throttle = 0
@@ -137,13 +142,13 @@ def _decode(data: memoryview, version: int) -> FetchedOffsets:
         groups = []
         for _ in range(count):
             group_id, pos = string(data, pos, flexible)
-            topics, pos = _topics(data, pos, version, flexible)
+            topics, pos = _topics(data, pos, version, flexible, metadata)
             code = _I16.unpack_from(data, pos)[0]
             pos = skip_tags(data, pos + 2)
             groups.append(FetchedGroup(group_id, code, topics))
         error = 0
     else:
-        topics, pos = _topics(data, pos, version, flexible)
+        topics, pos = _topics(data, pos, version, flexible, metadata)
         error = 0
         if version >= 2:
             error = _I16.unpack_from(data, pos)[0]
@@ -154,13 +159,15 @@ def _decode(data: memoryview, version: int) -> FetchedOffsets:
     return FetchedOffsets(version, throttle, error, groups)
 
 
-def _topics(data: memoryview, pos: int, version: int, flexible: bool) -> tuple[list[FetchedTopic], int]:
+def _topics(
+    data: memoryview, pos: int, version: int, flexible: bool, metadata: bool
+) -> tuple[list[FetchedTopic], int]:
     count, pos = array_length(data, pos, flexible)
     topics = []
     for _ in range(count):
         name, pos = string(data, pos, flexible)
         partitions, pos = array_length(data, pos, flexible)
-        topic, pos = _partitions(data, pos, name or "", max(partitions, 0), version, flexible)
+        topic, pos = _partitions(data, pos, name or "", max(partitions, 0), version, flexible, metadata)
         if flexible:
             pos = skip_tags(data, pos)
         topics.append(topic)
@@ -168,10 +175,10 @@ def _topics(data: memoryview, pos: int, version: int, flexible: bool) -> tuple[l
 
 
 def _partitions(
-    data: memoryview, pos: int, name: str, count: int, version: int, flexible: bool
+    data: memoryview, pos: int, name: str, count: int, version: int, flexible: bool, metadata: bool
 ) -> tuple[FetchedTopic, int]:
     """``count`` partitions from ``pos``: column by column in C where every one of them has
-    the fixed layout, else one field after another."""
+    the fixed layout (whose metadata is null or empty), else one field after another."""
     epoch = version >= EPOCH_FROM
     if flexible:  # index, offset, epoch, metadata length (1 byte), error code, tagged fields (1 byte)
         size, metadata_at, code_at, tags_at, empty = 20, 16, 17, 19, b"\x00\x01"
@@ -199,8 +206,13 @@ def _partitions(
                 column(raw, size, 12, 4, "i") if epoch else _minus(count),
                 errors,
             )
+            if metadata:  # the length that means null: 0 (compact), -1 (classic)
+                null = 0 if flexible else -1
+                width = 1 if flexible else 2
+                lengths = column(raw, size, metadata_at, width, "b" if flexible else "h")
+                topic.metadata = [None if length == null else "" for length in lengths]
             return topic, end
-    return _partitions_slowly(data, pos, name, count, epoch, flexible)
+    return _partitions_slowly(data, pos, name, count, epoch, flexible, metadata)
 
 
 def _minus(count: int) -> array[int]:
@@ -208,18 +220,22 @@ def _minus(count: int) -> array[int]:
 
 
 def _partitions_slowly(
-    data: memoryview, pos: int, name: str, count: int, epoch: bool, flexible: bool
+    data: memoryview, pos: int, name: str, count: int, epoch: bool, flexible: bool, metadata: bool
 ) -> tuple[FetchedTopic, int]:
     partitions, offsets = array("i"), array("q")
     epochs = array("i") if epoch else _minus(count)
     errors = []
+    texts: list[str | None] | None = [] if metadata else None
     for _ in range(count):
         partition, offset = _PARTITION_OFFSET.unpack_from(data, pos)
         pos += 12
         if epoch:
             epochs.append(_I32.unpack_from(data, pos)[0])
             pos += 4
-        if flexible:
+        if texts is not None:
+            text, pos = string(data, pos, flexible)
+            texts.append(text)
+        elif flexible:
             length, pos = uvarint(data, pos)
             pos += max(length - 1, 0)
         else:
@@ -235,4 +251,4 @@ def _partitions_slowly(
             errors.append((partition, code))
     if pos > len(data):
         raise IndexError("the answer ends inside a partition")
-    return FetchedTopic(name, partitions, offsets, epochs, errors), pos
+    return FetchedTopic(name, partitions, offsets, epochs, errors, texts), pos

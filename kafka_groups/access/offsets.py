@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from confluent_kafka import KafkaException
 
     from kafka_groups.access.group_answers import OffsetRow
+    from kafka_groups.access.offset_fetch import FetchedGroup
     from kafka_groups.core.describe import Committed, TopicPartition
 
 # librdkafka's ListOffsets takes time that grows with the square of the partitions in one call
@@ -42,7 +43,7 @@ _LEADER = "\x00leader\x00"  # in a failure's words until _explain names the part
 UNKNOWN_TO_CLIENT = frozenset({-190, -188, 3})
 
 
-def _committed(fetched: dict[str, list[OffsetRow]]) -> dict[str, dict[TopicPartition, Committed]]:
+def _committed(fetched: dict[str, list[OffsetRow]]) -> dict[str, Mapping[TopicPartition, Committed]]:
     """Each group's committed offsets (none below zero) with their leader epochs."""
     from kafka_groups.core.describe import Committed
 
@@ -76,10 +77,24 @@ def _rows_of(topics: Any) -> list[OffsetRow]:
 
 
 class OffsetsAccess(Connection):
-    def committed_offsets(self, group_ids: list[str]) -> dict[str, dict[TopicPartition, Committed]]:
+    def committed_offsets(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, Committed]]:
         """Every committed offset of each group, with its leader epoch (OffsetFetch, one
-        request per coordinator)."""
-        return _committed(self._fetched_offsets(group_ids))
+        request per coordinator, its answer decoded into arrays by access/offset_fetch.py): a
+        dict per group, or for a group of more than ``describe_committed.COMPACT_ABOVE``
+        partitions a compact table that reads as one (core/describe_committed.py)."""
+        from kafka_groups.core.describe_committed import committed_of
+
+        if not group_ids:
+            return {}
+        found: dict[str, Mapping[TopicPartition, Committed]] = {}
+
+        def take(answer: FetchedGroup, _total: int) -> Mapping[TopicPartition, Committed]:
+            return committed_of([(t.name, t.partitions, t.offsets, t.epochs) for t in answer.topics])
+
+        read = lambda ids: self._fetch_arrays(ids, None, take)  # noqa: E731
+        for answer in self._read_groups("fetching committed offsets", read, group_ids):
+            found.update(answer)
+        return found
 
     def committed_positions(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, int]]:
         """Every committed offset of each group, the offsets alone: what a reset plans, backs
@@ -94,42 +109,64 @@ class OffsetsAccess(Connection):
         if not group_ids:
             return {}
         found: dict[str, Mapping[TopicPartition, int]] = {}
-        for answer in self._read_groups("fetching committed offsets", self._positions, group_ids):
+
+        def take(answer: FetchedGroup, total: int) -> Mapping[TopicPartition, int]:
+            return answer.table() if total > COMPACT_ABOVE else answer.offsets()
+
+        read = lambda ids: self._fetch_arrays(ids, POSITIONS_GROUPS, take)  # noqa: E731
+        for answer in self._read_groups("fetching committed offsets", read, group_ids):
             found.update(answer)
         if len(found) > 1 and sum(len(held) for held in found.values()) > COMPACT_ABOVE:
             # the groups of a batch read while its total was small, compact too
             found = {g: OffsetTable.of(held).settle() for g, held in found.items()}
         return found
 
-    async def _positions(self, group_ids: list[str]) -> dict[str, Mapping[TopicPartition, int]]:
-        """OffsetFetch of the groups' offsets, one request per ``POSITIONS_GROUPS`` groups of a
-        coordinator, the coordinators' n-th requests in flight together; each answer is read
-        into a dict or, past ``COMPACT_ABOVE`` partitions in all, a compact table, and dropped."""
+    async def _fetch_arrays(
+        self,
+        group_ids: list[str],
+        per_request: int | None,
+        take: Callable[[FetchedGroup, int], Any],
+        metadata: bool = False,
+    ) -> dict[str, Any]:
+        """OffsetFetch of the groups' offsets, one request per ``per_request`` groups of a
+        coordinator (None: all of them), the coordinators' n-th requests in flight together;
+        each answer is decoded into arrays (access/offset_fetch.py), each group's turned into
+        what ``take(group, partitions read so far)`` makes of it, and dropped. An error the
+        group or a partition answers with is raised as its ``KafkaError``, as the layer's own
+        ``list_group_offsets`` raises it. ``metadata``: the answers' metadata strings decoded
+        too.
+
+        Never through confluent-kafka: librdkafka's ListConsumerGroupOffsets dereferences a
+        consumer-group handle an admin client does not have when the coordinator answers
+        NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE (librdkafka issue #5040), which a new
+        cluster's or a moving coordinator does, and the whole process dies of a segmentation
+        fault. The protocol layer retries those answers like any other. Many groups are read in
+        batches, each under a deadline of its own (:meth:`_read_groups`)."""
         from kafka.errors import for_code
 
         from kafka_groups.access.offset_fetch import offset_fetch
-        from kafka_groups.core.reset import COMPACT_ABOVE
 
         client = self._protocol
         by_coordinator: dict[int, list[str]] = {}
         for group_id, node in (await client.coordinators(group_ids)).items():
             by_coordinator.setdefault(node, []).append(group_id)
-        found: dict[str, Mapping[TopicPartition, int]] = {}
+        found: dict[str, Any] = {}
         total = 0
+        step = per_request or max(len(group_ids), 1)
         queues = [
             (
                 node,
                 [
                     ask
-                    for i in range(0, len(ids), POSITIONS_GROUPS)
-                    for ask in client.offset_fetch_requests(ids[i : i + POSITIONS_GROUPS])
+                    for i in range(0, len(ids), step)
+                    for ask in client.offset_fetch_requests(ids[i : i + step])
                 ],
             )
             for node, ids in by_coordinator.items()
         ]
         for turn in range(max((len(asks) for _, asks in queues), default=0)):
             sent = [
-                (asks[turn][0], client.manager.send(offset_fetch(asks[turn][1]), node_id=node))
+                (asks[turn][0], client.manager.send(offset_fetch(asks[turn][1], metadata), node_id=node))
                 for node, asks in queues
                 if turn < len(asks)
             ]
@@ -150,47 +187,41 @@ class OffsetsAccess(Connection):
                     if failed is not None:
                         raise for_code(failed[2])(f"OffsetFetchResponse failed for partition {failed[1]}")
                     total += answer.partition_count()
-                    found[group_id] = answer.table() if total > COMPACT_ABOVE else answer.offsets()
+                    found[group_id] = take(answer, total)
                 del response
         return found
 
     def committed_with_metadata(self, group_id: str) -> dict[TopicPartition, tuple[int, str]]:
-        """The group's committed offsets with the metadata string each was committed with."""
-        rows = self._fetched_offsets([group_id]).get(group_id, [])
-        # librdkafka's AlterConsumerGroupOffsets stores the metadata string with its C
-        # terminator; the string the writer gave is what is meant.
-        return {
-            (topic, partition): (offset, (metadata or "").removesuffix("\x00"))
-            for topic, partition, offset, _epoch, metadata, _error in rows
-            if offset >= 0
-        }
+        """The group's committed offsets with the metadata string each was committed with
+        (access/offset_fetch.py's decoder, with its metadata)."""
 
-    def _fetched_offsets(self, group_ids: list[str]) -> dict[str, list[OffsetRow]]:
-        """OffsetFetch for the groups through the protocol layer: per group, the partitions of
-        its answer as they were decoded (access/answers.py: topic, partition, committed offset,
-        below zero for none, committed leader epoch, below zero for none, metadata, error code).
-        The callers read those straight into what they need: a value per partition made only
-        to be read once more cost more than the decoding.
+        def take(answer: FetchedGroup, _total: int) -> dict[TopicPartition, tuple[int, str]]:
+            # librdkafka's AlterConsumerGroupOffsets stores the metadata string with its C
+            # terminator; the string the writer gave is what is meant.
+            return {
+                (t.name, partition): (offset, (text or "").removesuffix("\x00"))
+                for t in answer.topics
+                for partition, offset, text in zip(
+                    t.partitions, t.offsets, t.metadata or [None] * len(t.partitions), strict=True
+                )
+                if offset >= 0
+            }
 
-        Never through confluent-kafka: librdkafka's ListConsumerGroupOffsets dereferences a
-        consumer-group handle an admin client does not have when the coordinator answers
-        NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE (librdkafka issue #5040), which a new
-        cluster's or a moving coordinator does, and the whole process dies of a segmentation
-        fault. The protocol layer retries those answers like any other. Many groups are read in
-        batches, each under a deadline of its own (:meth:`_read_groups`)."""
-        if not group_ids:
-            return {}
-        fetched: dict[str, list[Any]] = {}
-        for answer in self._read_groups("fetching committed offsets", self._offset_fetch, group_ids):
-            fetched.update(answer)
-        return fetched
+        read = lambda ids: self._fetch_arrays(ids, None, take, metadata=True)  # noqa: E731
+        found: dict[TopicPartition, tuple[int, str]] = {}
+        for answer in self._read_groups("fetching committed offsets", read, [group_id]):
+            found.update(answer.get(group_id, {}))
+        return found
 
     async def _offset_fetch(self, group_ids: list[str]) -> dict[str, list[OffsetRow]]:
-        """One OffsetFetch per coordinator (per group on brokers before OffsetFetch v8), built
-        by the protocol layer; an error the group or a partition answers with is raised as its
-        ``KafkaError``, as the layer's own ``list_group_offsets`` raises it. The answers of many
-        groups are decoded by ours (access/answers.py), a group's answer before v8 by
-        kafka-python's, into the same rows."""
+        """The many-group describe's read (``KafkaAccess.described_with_offsets``): per group,
+        the partitions of its answer as rows (access/group_answers.py: topic, partition,
+        committed offset, leader epoch, metadata, error code). One OffsetFetch per coordinator
+        (per group on brokers before OffsetFetch v8), built by the protocol layer; an error the
+        group or a partition answers with is raised as its ``KafkaError``, as the layer's own
+        ``list_group_offsets`` raises it. The answers of many groups are decoded by ours
+        (access/group_answers.py), a group's answer before v8 by kafka-python's, into the same
+        rows."""
         from kafka.errors import for_code
 
         from kafka_groups.access.group_answers import answered

@@ -41,6 +41,10 @@ UNKNOWN_TOPIC_OR_PARTITION = 3
 TOPIC_AUTHORIZATION_FAILED = 29
 # Per partition: the leader moved, is being elected, or the metadata was stale: ask again.
 RETRIED = frozenset(RETRIABLE_KAFKA_CODES) | {UNKNOWN_TOPIC_OR_PARTITION}
+# A describe, a watch or the loss radar that reads the log offsets of more partitions than this
+# reads them here (log_offsets_bulk), as a reset does (commands/reset_gather.BULK_READS_ABOVE):
+# through librdkafka a watch would hold the metadata of the topics for as long as it runs.
+BULK_OFFSETS_ABOVE = 2000
 
 
 class PartitionReads(TopicsAccess):

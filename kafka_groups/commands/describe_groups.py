@@ -125,7 +125,9 @@ class DescribeGroupsRequest:
             def read(chunk: list[str]) -> tuple[list[DescribedGroup], list[str], LagTimes | None]:
                 if len(ends) > KEPT_LOG_ENDS:
                     ends.clear()
-                return self._gather_groups(access, chunk, view, [], ends)
+                # One chunk (a few large groups) keeps its log ends as read (compact tables
+                # beyond BULK_OFFSETS_ABOVE partitions), not copied into a dict for later chunks.
+                return self._gather_groups(access, chunk, view, [], ends if len(chunks) > 1 else None)
 
             last: Outcome | None = None
             for index, (groups, gone, lag_times) in enumerate(_ahead(read, chunks)):
@@ -215,11 +217,13 @@ class DescribeGroupsRequest:
         # The offsets read with the descriptions (of many groups, each batch's together).
         found, missing, committed = access.described_with_offsets(ids)
         needed = partitions_to_look_up(found.values(), committed)
-        # Log start offsets only serve the out-of-range flag of the richer outputs.
+        # Log start offsets only serve the out-of-range flag of the richer outputs. Thousands of
+        # partitions are read through the protocol layer (access.log_offsets_bulk): a watch
+        # would otherwise keep librdkafka's metadata of their topics for as long as it runs.
         if known_ends is None or wants_detail(self.output):
-            ends, starts = access.log_offsets(needed, earliest=wants_detail(self.output))
+            ends, starts = access.log_offsets_bulk(needed, earliest=wants_detail(self.output))
         else:
-            new_ends, starts = access.log_offsets(needed - known_ends.keys())
+            new_ends, starts = access.log_offsets_bulk(needed - known_ends.keys())
             known_ends.update(new_ends)
             ends = known_ends
         described = [

@@ -73,7 +73,17 @@ def gather_health(
     topics = {t for g in groups for t, _ in committed.get(g, {})} | {
         t for g in groups for t, _ in owners.get(g, {})
     }
-    layout = access.topic_partitions(topics)
+    # Thousands of partitions: their leaders and log offsets are read through the protocol layer
+    # into compact tables (access/partition_reads.py); librdkafka's metadata and ListOffsets of
+    # them would take about 2 KB a partition.
+    from kafka_groups.access.partition_reads import BULK_OFFSETS_ABOVE
+
+    named = {tp for g in groups for tp in committed.get(g, {})} | {
+        tp for g in groups for tp in owners.get(g, {})
+    }
+    bulk = len(named) > BULK_OFFSETS_ABOVE
+    read_layout = access.partition_leaders if bulk else access.topic_partitions
+    layout: Mapping[str, Mapping[int, int]] = read_layout(topics)
     every: dict[str, set[TopicPartition]] = {
         g: {
             (t, p)
@@ -84,7 +94,7 @@ def gather_health(
         for g in groups
     }
     partitions = {tp for tps in every.values() for tp in tps}
-    ends, starts = access.log_offsets(partitions, earliest=True)
+    ends, starts = access.log_offsets_bulk(partitions, earliest=True, leaders=layout)
     # The next record of every committed partition with lag.
     reading: dict[TopicPartition, set[int]] = {}
     for g in groups:
@@ -92,7 +102,7 @@ def gather_health(
             start, end = starts.get(tp), ends.get(tp)
             if start is not None and end is not None and start <= done.offset < end:
                 reading.setdefault(tp, set()).add(done.offset)
-    timestamps = next_timestamps(access, reading)
+    timestamps = next_timestamps(access, reading, layout if bulk else None)
     retention: dict[str, Retention] = _best_effort(
         "the topics' retention settings", lambda: retention_of(access, topics), {}, notes
     )
@@ -156,18 +166,20 @@ def gather_health(
 
 
 def next_timestamps(
-    access: KafkaAccess, reading: Mapping[TopicPartition, set[int]]
+    access: KafkaAccess,
+    reading: Mapping[TopicPartition, set[int]],
+    layout: Mapping[str, Mapping[int, int]] | None = None,
 ) -> dict[tuple[TopicPartition, int], int]:
     """The timestamp of the record at (or next after) each offset: one Fetch per leader per
     round, the lowest offset of each partition first (groups on one partition rarely differ,
-    so most runs take one round)."""
+    so most runs take one round); ``layout``: the partitions' leaders, when read already."""
     from kafka_groups.access.lagtime import next_record_timestamps
 
     left = {tp: set(offsets) for tp, offsets in reading.items() if offsets}
     found: dict[tuple[TopicPartition, int], int] = {}
     while left:
         batch = {tp: min(offsets) for tp, offsets in left.items()}
-        records = next_record_timestamps(access, batch)
+        records = next_record_timestamps(access, batch, layout)
         for tp, offset in batch.items():
             record = records.get(tp)
             if record is not None:

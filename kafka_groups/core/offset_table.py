@@ -221,6 +221,25 @@ class OffsetTable(Mapping["TopicPartition", int]):
     def topics(self) -> list[str]:
         return [t for t, count in self._counts.items() if count]
 
+    def partitions_of(self, topic: str) -> list[int]:
+        """``topic``'s partitions held, in order."""
+        if topic not in self._present:
+            return []
+        if self._sparse and topic in self._sparse:
+            return [tp[1] for tp, _ in self._topic_pairs(topic)]
+        return list(_indexes(self._present[topic]))
+
+    def column(self, topic: str, partitions: Iterable[int]) -> list[int | None]:
+        """The offsets of ``topic``'s ``partitions``, in their order (None where absent): what
+        a ``get`` of each gives, for a run of one topic's partitions at once."""
+        present = self._present.get(topic)
+        if present is None:
+            return [None for _ in partitions]
+        if self._sparse and topic in self._sparse:
+            return [self.get((topic, p)) for p in partitions]
+        values, count = self._offsets[topic], len(present)
+        return [values[p] if 0 <= p < count and present[p] else None for p in partitions]
+
     def settle(self) -> OffsetTable:
         """Move what was kept beside the arrays into them where they are dense enough by now
         (entries that came out of partition order: an OffsetFetch answer, a plan file in the

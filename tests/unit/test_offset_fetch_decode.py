@@ -277,3 +277,47 @@ def test_the_wrapped_request_goes_out_as_the_layer_writes_it_and_its_answer_come
     assert correlation == 1
     assert answer.groups[0].table() == {("t", 0): 42}
     assert answer.throttle_time_ms == 7
+
+
+def _metadata_of_layer(version: int, data: bytes):
+    from kafka.protocol.consumer.group import OffsetFetchResponse
+
+    decoded = OffsetFetchResponse.decode(data, version=version)
+    groups = decoded.groups if version >= 8 else [decoded]
+    return [[(t.name, [p.metadata for p in t.partitions]) for t in g.topics] for g in groups]
+
+
+def _metadata_of_ours(version: int, data: bytes):
+    answer = decode_offset_fetch(data, version, metadata=True)
+    return [[(t.name, t.metadata) for t in g.topics] for g in answer.groups]
+
+
+@settings(max_examples=30, deadline=None)
+@given(topics=topic_lists, others=topic_lists)
+def test_the_metadata_decodes_as_kafka_python_decodes_it_in_every_version(topics, others):
+    """With ``metadata=True`` each topic's metadata strings (null, empty, long, any text) are
+    kafka-python's, the rest of the answer unchanged; without, none is read."""
+    for version in VERSIONS:
+        groups = [("payments", 0, topics)]
+        if version >= 8:
+            groups.append(("billing-ü", 0, others))
+        data = _response(version, groups, 0)
+        assert _metadata_of_ours(version, data) == _metadata_of_layer(version, data), version
+        with_text = decode_offset_fetch(data, version, metadata=True)
+        without = decode_offset_fetch(data, version)
+        for one, other in zip(with_text.groups, without.groups, strict=True):
+            for a, b in zip(one.topics, other.topics, strict=True):
+                assert (a.partitions, a.offsets, a.epochs, a.errors) == (
+                    b.partitions,
+                    b.offsets,
+                    b.epochs,
+                    b.errors,
+                )
+                assert b.metadata is None
+
+
+def test_the_metadata_of_the_fixed_layout_is_null_or_empty_as_sent():
+    rows = [(p, p, 1, None if p % 3 else "", 0) for p in range(3_000)]
+    for version in VERSIONS:
+        data = _response(version, [("g", 0, [("t", rows)])], 0)
+        assert _metadata_of_ours(version, data) == _metadata_of_layer(version, data), version
