@@ -63,8 +63,6 @@ STEPS: tuple[tuple[str, str, str], ...] = (
     ("kafka_groups.access.cluster", "KafkaAccess", "alter_offsets"),
     ("kafka_groups.access.cluster", "KafkaAccess", "close"),
     ("kafka_groups.commands.backup", "", "save_backup"),
-    ("kafka_groups.access.reset_parts", "SideClients", "open"),
-    ("kafka_groups.access.reset_parts", "", "commit_parts_side_by_side"),
     ("kafka_groups.render.registry", "", "deliver"),
 )
 

@@ -80,126 +80,117 @@ def apply_reset(
             reset_commit.route, access, targets, allow_non_atomic, access.settings.timeout_ms, started=False
         )
     routes = routing.take()
-    # The side connections of a transaction's parts open while the backup is written.
-    reset_commit.open_sides(access, routes)
-    try:
-        fault_point("before-backup")
-        reading = recheck_ahead(access, plan, routes)
-        backup, way_back, replaced = back_up(plan, connection, backup_dir, tool, routes.non_atomic)
-        fault_point("after-backup")
-        undo = way_back.command()
-        announce(way_back.hint("this reset replaced"))
-        recheck(access, plan, reading)
-        journal = None
-        if routes.non_atomic:
-            journal = reset_commit.journal_path(backup, backup_dir, groups)
-            reset_commit.start_journal(journal)
-        answered: list[reset_commit.Committed] = []
+    fault_point("before-backup")
+    reading = recheck_ahead(access, plan, routes)
+    backup, way_back, replaced = back_up(plan, connection, backup_dir, tool, routes.non_atomic)
+    fault_point("after-backup")
+    undo = way_back.command()
+    announce(way_back.hint("this reset replaced"))
+    recheck(access, plan, reading)
+    journal = None
+    if routes.non_atomic:
+        journal = reset_commit.journal_path(backup, backup_dir, groups)
+        reset_commit.start_journal(journal)
+    answered: list[reset_commit.Committed] = []
 
-        def send() -> reset_commit.Committed:
-            answered.append(reset_commit.commit(access, routes, targets, plan, result.streams, journal))
-            return answered[-1]
+    def send() -> reset_commit.Committed:
+        answered.append(reset_commit.commit(access, routes, targets, plan, result.streams, journal))
+        return answered[-1]
 
-        sent = Write(
-            access,
-            send=send,
-            read_back=lambda reader: reset_commit.read_back(
-                reader, routes, targets, answered[-1] if answered else None
-            ),
-            in_doubt=lambda answer: answer.in_doubt(),
-            verify_always=True,
-            what="reset",
-        ).run()
-        units: dict[str, Landed] = {}
-        reasons: dict[str, str] = {}
-        failed: list[tuple[str, str]] = []
-        notes: list[str] = []
-        partly: list[str] = []  # --allow-non-atomic groups some of whose steps landed
-        answer = sent.answer
-        for group, offsets in targets.items():
-            error = sent.send_error or (answer.errors.get(group) if answer is not None else None)
-            after = None
-            if sent.state is not None:
-                after = subset(sent.state.get(group, {}), offsets)
-            # A commit the broker acknowledged has landed, whether or not the read-back answered.
-            if after is None and error is None:
-                landed = Landed.DONE
-            else:
-                landed = classify(after, replaced[group], offsets)
-            if answer is not None and group in answer.aborted and landed is not Landed.DONE:
-                landed = Landed.NOT_APPLIED  # its commit was never sent: it cannot take effect
-            if group in routes.steps and landed is Landed.UNKNOWN and after is not None:
-                was = replaced[group]
-                took = sum(1 for tp, o in offsets.items() if after.get(tp) == o and was.get(tp) != o)
-                partly.append(group)
-                units[group] = Landed.NOT_APPLIED
-                failed.append(
-                    (
-                        group,
-                        f"partly applied, not atomic: {took:,} of {len(offsets):,} partitions took their new "
-                        f"offsets ({error or 'the read-back shows a mix'}); the steps that landed are in "
-                        f"{journal}, and the undo puts the group back",
-                    )
+    sent = Write(
+        access,
+        send=send,
+        read_back=lambda reader: reset_commit.read_back(
+            reader, routes, targets, answered[-1] if answered else None
+        ),
+        in_doubt=lambda answer: answer.in_doubt(),
+        verify_always=True,
+        what="reset",
+    ).run()
+    units: dict[str, Landed] = {}
+    reasons: dict[str, str] = {}
+    failed: list[tuple[str, str]] = []
+    notes: list[str] = []
+    partly: list[str] = []  # --allow-non-atomic groups some of whose steps landed
+    answer = sent.answer
+    for group, offsets in targets.items():
+        error = sent.send_error or (answer.errors.get(group) if answer is not None else None)
+        after = None
+        if sent.state is not None:
+            after = subset(sent.state.get(group, {}), offsets)
+        # A commit the broker acknowledged has landed, whether or not the read-back answered.
+        landed = Landed.DONE if after is None and error is None else classify(after, replaced[group], offsets)
+        if answer is not None and group in answer.aborted and landed is not Landed.DONE:
+            landed = Landed.NOT_APPLIED  # its commit was never sent: it cannot take effect
+        if group in routes.steps and landed is Landed.UNKNOWN and after is not None:
+            took = sum(1 for tp, o in offsets.items() if after.get(tp) == o and replaced[group].get(tp) != o)
+            partly.append(group)
+            units[group] = Landed.NOT_APPLIED
+            failed.append(
+                (
+                    group,
+                    f"partly applied, not atomic: {took:,} of {len(offsets):,} partitions took their new "
+                    f"offsets ({error or 'the read-back shows a mix'}); the steps that landed are in "
+                    f"{journal}, and the undo puts the group back",
                 )
-                continue
-            units[group] = landed
-            if landed is Landed.DONE and group in routes.chunks:
-                notes.append(_route_note(group, routes, len(offsets), journal))
-            if landed is Landed.DONE and after is None:
+            )
+            continue
+        units[group] = landed
+        if landed is Landed.DONE and group in routes.chunks:
+            notes.append(_route_note(group, routes, len(offsets), journal))
+        if landed is Landed.DONE and after is None:
+            notes.append(
+                f"Note: the broker acknowledged the reset of group '{group}'; reading it back "
+                f"failed ({sent.read_error})."
+            )
+        if landed is Landed.DONE:
+            if error:
                 notes.append(
-                    f"Note: the broker acknowledged the reset of group '{group}'; reading it back "
-                    f"failed ({sent.read_error})."
+                    f"Note: the commit for group '{group}' answered \"{error}\", but the offsets read "
+                    "back are the new ones: the reset is done."
                 )
-            if landed is Landed.DONE:
-                if error:
-                    notes.append(
-                        f"Note: the commit for group '{group}' answered \"{error}\", but the offsets read "
-                        "back are the new ones: the reset is done."
-                    )
-                continue
-            if error is None and after is not None:
-                wrong = [
-                    f"{t}-{p} is at {after.get((t, p), 'no offset')}, not {o}"
-                    for (t, p), o in offsets.items()
-                    if after.get((t, p)) != o
-                ]
-                error = "; ".join(wrong[:MOVED_NAMED]) + (
-                    f" and {len(wrong) - MOVED_NAMED} more" if len(wrong) > MOVED_NAMED else ""
-                )
-            reasons[group] = error or sent.read_error or ""
-            if group in routes.hoping:
-                reasons[group] += f"; {routes.hoping[group]}"
-            if landed is Landed.NOT_APPLIED:
-                failed.append((group, f"not applied, nothing changed ({reasons[group]})"))
-            else:
-                failed.append((group, f"outcome unknown ({reasons[group]})"))
-        done = [g for g, landed in units.items() if landed is Landed.DONE]
-        deleted, unsure = delete_internal_topics(access, plan, done)
-        verdict = Verdict(
-            "reset",
-            {f"group '{g}'": landed for g, landed in units.items()}
-            | {f"internal topics of group '{g}'": Landed.UNKNOWN for g in unsure},
-            {f"group '{g}'": why for g, why in reasons.items()}
-            | {f"internal topics of group '{g}'": why for g, why in unsure.items()},
-            check_command(groups, connection, tool),
-            undo,
-        )
-        applied = replace(
-            result,
-            executed=True,
-            backup=backup,
-            failed=tuple(failed),
-            messages=result.messages + tuple(deleted),
-            notes=tuple(notes),
-        )
-        # Outcome unknown (exit 4, with the check and the undo) when any unit's is.
-        unknown = verdict.failure() if verdict.units_in(Landed.UNKNOWN) else None
-        failure = unknown or reset_failure(applied)
-        if partly and failure is not None and not isinstance(failure, PartialFailure):
-            failure = PartialFailure(failure.message)  # part of a group changed: never "nothing changed"
-        return replace(applied, error=failure)
-    finally:
-        reset_commit.close_sides(routes)
+            continue
+        if error is None and after is not None:
+            wrong = [
+                f"{t}-{p} is at {after.get((t, p), 'no offset')}, not {o}"
+                for (t, p), o in offsets.items()
+                if after.get((t, p)) != o
+            ]
+            error = "; ".join(wrong[:MOVED_NAMED]) + (
+                f" and {len(wrong) - MOVED_NAMED} more" if len(wrong) > MOVED_NAMED else ""
+            )
+        reasons[group] = error or sent.read_error or ""
+        if group in routes.hoping:
+            reasons[group] += f"; {routes.hoping[group]}"
+        if landed is Landed.NOT_APPLIED:
+            failed.append((group, f"not applied, nothing changed ({reasons[group]})"))
+        else:
+            failed.append((group, f"outcome unknown ({reasons[group]})"))
+    done = [g for g, landed in units.items() if landed is Landed.DONE]
+    deleted, unsure = delete_internal_topics(access, plan, done)
+    verdict = Verdict(
+        "reset",
+        {f"group '{g}'": landed for g, landed in units.items()}
+        | {f"internal topics of group '{g}'": Landed.UNKNOWN for g in unsure},
+        {f"group '{g}'": why for g, why in reasons.items()}
+        | {f"internal topics of group '{g}'": why for g, why in unsure.items()},
+        check_command(groups, connection, tool),
+        undo,
+    )
+    applied = replace(
+        result,
+        executed=True,
+        backup=backup,
+        failed=tuple(failed),
+        messages=result.messages + tuple(deleted),
+        notes=tuple(notes),
+    )
+    # Outcome unknown (exit 4, with the check and the undo) when any unit's is.
+    unknown = verdict.failure() if verdict.units_in(Landed.UNKNOWN) else None
+    failure = unknown or reset_failure(applied)
+    if partly and failure is not None and not isinstance(failure, PartialFailure):
+        failure = PartialFailure(failure.message)  # part of a group changed: never "nothing changed"
+    return replace(applied, error=failure)
 
 
 def _route_note(group: str, routes: reset_commit.Routes, partitions: int, journal: str | None) -> str:

@@ -22,7 +22,6 @@ permission would allow it.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -42,7 +41,6 @@ from kafka_groups.errors import CliError, ClusterError
 
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
-    from kafka_groups.access.reset_parts import SideClients
     from kafka_groups.access.transactions import OffsetsTransaction
     from kafka_groups.commands.reset_lanes import Ahead
     from kafka_groups.core.reset_plan import Plan
@@ -79,10 +77,6 @@ class Routes:
     steps: set[str] = field(default_factory=set)  # --allow-non-atomic: committed step by step
     refused: dict[str, str] = field(default_factory=dict)  # why a step-by-step group has no transaction
     journal: str | None = None  # the steps' journal, once started
-    # Per transaction of three parts or more: the connections its parts after the first go out on
-    # besides the access's own (access/reset_parts.py), opening on a lane (open_sides).
-    sides: dict[str, Ahead[SideClients]] = field(default_factory=dict)
-    opened: list[SideClients] = field(default_factory=list)  # the side connections taken
 
     def single(self, targets: Mapping[str, Offsets]) -> dict[str, Offsets]:
         """The groups committed in one OffsetCommit each."""
@@ -154,66 +148,17 @@ def route_ahead(access: KafkaAccess, targets: Mapping[str, Offsets], allow_non_a
     is made, so that reading the offsets topic's limit and starting the transaction's producer
     overlap the printing of the plan; :func:`~kafka_groups.commands.reset_apply.apply_reset`
     takes it where it decides the route, after the cluster line, and a refusal is raised there,
-    before the backup, as before. Not started (run there instead) where nothing would be read
-    (every group fits one commit whatever the limit) or where the cluster is protected: its
-    name is typed before anything is sent to it, InitProducerId included."""
+    before the backup, as before. Not started (run there instead) where the cluster is
+    protected: its name is typed before anything is sent to it, InitProducerId included. (A
+    reset whose groups all fit one commit whatever the limit asks the cluster nothing here.)"""
     from kafka_groups.commands.reset_lanes import Ahead, lanes_for
 
     settings = access.settings
     timeout_ms = settings.timeout_ms
-    large = any(not fits(commit_records(g, o), SURELY_FITS) for g, o in targets.items())
-    early = large and not (settings.protected and not settings.assume_yes)
+    early = bool(targets) and not (settings.protected and not settings.assume_yes)
     if early:
         lanes_for(access)
     return Ahead(route, access, targets, allow_non_atomic, timeout_ms, started=early)
-
-
-def open_sides(access: KafkaAccess, routes: Routes) -> None:
-    """Start opening, on lanes, the side connections of each transaction whose parts after the
-    first are two or more (one goes out on the access's own connection)."""
-    from kafka_groups.access.reset_parts import SIDE_CONNECTIONS, SideClients
-    from kafka_groups.commands.reset_lanes import Ahead, lanes_for
-
-    for group in routes.transactions:
-        count = min(SIDE_CONNECTIONS, len(routes.chunks[group]) - 2)
-        if count > 0:
-            lanes_for(access)
-            routes.sides[group] = Ahead(SideClients.open, access, count)
-
-
-def close_sides(routes: Routes) -> None:
-    """Close the side connections; those still opening are closed on their lane once open."""
-    from kafka_groups.commands.reset_lanes import Ahead
-
-    while routes.opened:
-        routes.opened.pop().close()
-    for group, opening in list(routes.sides.items()):
-        del routes.sides[group]
-        if opening.done():
-            with contextlib.suppress(Exception):
-                opening.take().close()
-        else:
-            Ahead(_close_when_open, opening)
-
-
-def _close_when_open(opening: Ahead[SideClients]) -> None:
-    with contextlib.suppress(Exception):
-        opening.take().close()
-
-
-def _sides_ready(routes: Routes, group: str) -> SideClients | None:
-    """The group's side connections if they are open by now (never waited for: the parts go out
-    on the access's own connection alone otherwise)."""
-    opening = routes.sides.get(group)
-    if opening is None or not opening.done():
-        return None
-    del routes.sides[group]
-    try:
-        sides = opening.take()
-    except Exception:
-        return None
-    routes.opened.append(sides)  # closed with the others (close_sides)
-    return sides
 
 
 @dataclass
@@ -247,7 +192,7 @@ def commit(
     errors: dict[str, str | None] = dict(access.alter_offsets(single, many=many)) if single else {}
     result = Committed(errors)
     for group, txn in routes.transactions.items():
-        _in_transaction(access, txn, routes, targets[group], plan, streams, result)
+        _in_transaction(access, txn, routes.chunks[group], targets[group], plan, streams, result)
     for group in sorted(routes.steps):
         _in_steps(access, group, routes.chunks[group], targets[group], journal, result)
     return result
@@ -256,7 +201,7 @@ def commit(
 def _in_transaction(
     access: KafkaAccess,
     txn: OffsetsTransaction,
-    routes: Routes,
+    runs: list[list[TopicPartition]],
     offsets: Offsets,
     plan: Plan,
     streams: bool,
@@ -264,23 +209,20 @@ def _in_transaction(
 ) -> None:
     """One group's offsets in one transaction: open it, send each chunk, check the group once
     more, commit. Any failure before the commit aborts it (nothing of it becomes visible)."""
-    from kafka_groups.access.reset_parts import commit_parts_side_by_side
     from kafka_groups.access.transactions import TransactionFenced
 
     group = txn.group
-    runs = routes.chunks[group]
     try:
         access.add_offsets_to_transaction(txn)
         # The first part alone: a part the broker refuses (a batch over its limit after all)
-        # stops the transaction before the others are sent. Then the rest together, dealt to
-        # the coordinator's connection and the side connections opened meanwhile (the broker
-        # reads one request of a connection at a time: access/reset_parts.py).
+        # stops the transaction before the others are sent. Then the rest in flight together,
+        # in order, on the coordinator's connection (each part is its own batch either way;
+        # parts on connections of their own were measured no sooner: bench/RESULTS.md).
         access.commit_parts_in_transaction(txn, runs[:1], offsets)
         if len(runs) > 1:
             fault_point("between-chunks")
             _stop_if_interrupted()
-            sides = _sides_ready(routes, group)
-            commit_parts_side_by_side(access, txn, runs[1:], offsets, sides)
+            access.commit_parts_in_transaction(txn, runs[1:], offsets)
         _recheck_group(access, plan, group, streams)
         fault_point("before-txn-commit")
         _stop_if_interrupted()

@@ -216,17 +216,3 @@ def test_many_groups_are_not_read_ahead() -> None:
     ahead = ReadsAhead(reads, (True, False), committed_wanted=True)  # type: ignore[arg-type]
     ahead.read_committed([f"g{i}" for i in range(100)])
     assert ahead.committed is None and not ahead.has_committed(["g1"])
-
-
-@given(parts=st.integers(1, 40), lanes=st.integers(1, 8))
-def test_parts_are_dealt_once_each_in_order_to_no_more_connections_than_parts(parts: int, lanes: int) -> None:
-    """access/reset_parts.py: every part goes out exactly once, each connection's parts in the
-    parts' order, the first connection (the access's own) takes the first part, and no
-    connection is left without a part."""
-    from kafka_groups.access.reset_parts import deal
-
-    dealt = deal(parts, lanes)
-    assert sorted(n for lane in dealt for n in lane) == list(range(parts))
-    assert all(lane == sorted(lane) and lane for lane in dealt)
-    assert len(dealt) == min(parts, lanes)
-    assert dealt[0][0] == 0
