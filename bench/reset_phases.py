@@ -66,18 +66,15 @@ STEPS: tuple[tuple[str, str, str], ...] = (
     ("kafka_groups.render.registry", "", "deliver"),
 )
 
-# depth, name, wall start, wall, cpu start, cpu, thread (a lane of commands/reset_lanes.py, or main)
+# depth, name, wall start, wall, cpu start, cpu, thread (main, or the one the step ran on)
 Record = tuple[int, str, float, float, float, float, str]
 records: list[Record] = []
-nesting = threading.local()  # each thread's depth: the reset's lanes run steps beside the main thread
-lanes: dict[int, str] = {}  # thread id -> the label it is shown with
+nesting = threading.local()  # each thread's depth: a coroutine of the protocol layer runs on its own
 
 
-def _lane() -> str:
+def _thread() -> str:
     thread = threading.current_thread()
-    if thread is threading.main_thread():
-        return "main"
-    return lanes.setdefault(thread.ident or 0, f"lane{len(lanes) + 1}")
+    return "main" if thread is threading.main_thread() else thread.name[:10]
 
 
 def timed(name: str, function: Any) -> Any:
@@ -91,7 +88,7 @@ def timed(name: str, function: Any) -> Any:
         finally:
             nesting.depth = level
             took, used = time.perf_counter() - wall, time.process_time() - cpu
-            records.append((level, name, wall - START, took, cpu, used, _lane()))
+            records.append((level, name, wall - START, took, cpu, used, _thread()))
 
     return wrapper
 
@@ -117,14 +114,14 @@ def wrap_steps() -> None:
 
 
 def report(total_wall: float, total_cpu: float) -> str:
-    """The steps by start time; ``lane``: the thread a step ran on (main, or a lane the reset
-    started, commands/reset_lanes.py). The CPU is the whole process's while the step ran, so
-    steps side by side share theirs."""
-    lines = [f"{'start s':>8} {'wall s':>7} {'cpu s':>6} {'lane':>6}  step"]
-    for level, name, start, wall, _cpu_start, cpu, lane in sorted(records, key=lambda r: (r[2], r[0])):
-        lines.append(f"{start:8.3f} {wall:7.3f} {cpu:6.3f} {lane:>6}  {'  ' * level}{name}")
+    """The steps by start time; ``thread``: the one a step ran on (main, or the protocol
+    layer's network thread for a coroutine). The CPU is the whole process's while the step ran,
+    so steps that overlap share theirs."""
+    lines = [f"{'start s':>8} {'wall s':>7} {'cpu s':>6} {'thread':>10}  step"]
+    for level, name, start, wall, _cpu_start, cpu, where in sorted(records, key=lambda r: (r[2], r[0])):
+        lines.append(f"{start:8.3f} {wall:7.3f} {cpu:6.3f} {where:>10}  {'  ' * level}{name}")
     lines.append(
-        f"{0:8.3f} {total_wall:7.3f} {total_cpu:6.3f} {'':>6}  the whole run (from this script's start)"
+        f"{0:8.3f} {total_wall:7.3f} {total_cpu:6.3f} {'':>10}  the whole run (from this script's start)"
     )
     return "\n".join(lines)
 

@@ -42,7 +42,6 @@ from kafka_groups.settings import ConnectionArgs
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
     from kafka_groups.commands import reset_commit
-    from kafka_groups.commands.reset_lanes import Ahead
     from kafka_groups.core.describe import TopicPartition
 
 
@@ -52,21 +51,12 @@ def apply_reset(
     connection: ConnectionArgs,
     backup_dir: str | None,
     allow_non_atomic: bool = False,
-    routing: Ahead[reset_commit.Routes] | None = None,
 ) -> ResetResult:
     """Back up, announce, re-check, commit, read back and classify (see commands.guard). The
     commit takes the route that keeps each group's reset all-or-nothing (commands.reset_commit);
     a group too large for one commit whose transaction the cluster refuses stops the reset
-    before anything is written, unless ``allow_non_atomic``. ``routing``: that route, started
-    ahead (``reset_commit.route_ahead``).
-
-    Where every group is committed in a transaction, the re-check before the send reads the
-    committed offsets while the backup is written (on a lane, commands/reset_lanes.py), and is
-    judged after the announcement as before: the re-check right before each transaction's
-    commit (reset_commit._recheck_group) is the one that bounds the window left to another
-    writer. A single OffsetCommit keeps its re-check right before it."""
+    before anything is written, unless ``allow_non_atomic``."""
     from kafka_groups.commands import reset_commit
-    from kafka_groups.commands.reset_lanes import Ahead
 
     plan = result.plan
     targets = plan.targets
@@ -75,18 +65,13 @@ def apply_reset(
     name_target(access)
     # How each group is committed (one OffsetCommit, or one transaction of several parts), decided
     # before anything is written: a transaction the cluster refuses stops the reset here.
-    if routing is None:
-        routing = Ahead(
-            reset_commit.route, access, targets, allow_non_atomic, access.settings.timeout_ms, started=False
-        )
-    routes = routing.take()
+    routes = reset_commit.route(access, targets, allow_non_atomic, access.settings.timeout_ms)
     fault_point("before-backup")
-    reading = recheck_ahead(access, plan, routes)
     backup, way_back, replaced = back_up(plan, connection, backup_dir, tool, routes.non_atomic)
     fault_point("after-backup")
     undo = way_back.command()
     announce(way_back.hint("this reset replaced"))
-    recheck(access, plan, reading)
+    recheck(access, plan)
     journal = None
     if routes.non_atomic:
         journal = reset_commit.journal_path(backup, backup_dir, groups)
@@ -251,33 +236,12 @@ def back_up(
     return backup, undo, replaced
 
 
-def recheck_ahead(
-    access: KafkaAccess, plan: Plan, routes: reset_commit.Routes
-) -> Ahead[dict[str, Mapping[TopicPartition, int]]]:
-    """The read of :func:`recheck`, started now on a lane where every group is committed in a
-    transaction (checked again right before that commits), else left to :func:`recheck`."""
-    from kafka_groups.commands.reset_lanes import Ahead, lanes_for
-
-    targets = list(plan.targets)
-    early = bool(targets) and all(g in routes.transactions for g in targets)
-    if early:
-        lanes_for(access)
-    return Ahead(access.committed_positions, targets, started=early)
-
-
-def recheck(
-    access: KafkaAccess, plan: Plan, reading: Ahead[dict[str, Mapping[TopicPartition, int]]] | None = None
-) -> None:
-    """Before the commit: refuse when the groups' committed offsets are no longer those the
-    plan was made against (another writer, or a --from-file plan applied late). ``reading``:
-    that read, started ahead (:func:`recheck_ahead`); without it, it is made now."""
-    from kafka_groups.commands.reset_lanes import Ahead
-
+def recheck(access: KafkaAccess, plan: Plan) -> None:
+    """Right before the commit: refuse when the groups' committed offsets are no longer
+    those the plan was made against (another writer, or a --from-file plan applied late)."""
     targets = plan.targets
-    if reading is None:
-        reading = Ahead(access.committed_positions, list(targets), started=False)
     try:
-        now = reading.take()
+        now = access.committed_positions(list(targets))
     except CliError as exc:
         raise ClusterError(
             f"nothing was reset: the committed offsets could not be read again right before the "

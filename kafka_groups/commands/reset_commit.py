@@ -42,7 +42,6 @@ from kafka_groups.errors import CliError, ClusterError
 if TYPE_CHECKING:
     from kafka_groups.access.cluster import KafkaAccess
     from kafka_groups.access.transactions import OffsetsTransaction
-    from kafka_groups.commands.reset_lanes import Ahead
     from kafka_groups.core.reset_plan import Plan
 
 NON_ATOMIC_FLAG = "--allow-non-atomic"
@@ -141,24 +140,6 @@ def route(
             routes.steps.add(group)
             routes.refused[group] = exc.message
     return routes
-
-
-def route_ahead(access: KafkaAccess, targets: Mapping[str, Offsets], allow_non_atomic: bool) -> Ahead[Routes]:
-    """:func:`route` started on a lane of its own (commands/reset_lanes.py) as soon as the plan
-    is made, so that reading the offsets topic's limit and starting the transaction's producer
-    overlap the printing of the plan; :func:`~kafka_groups.commands.reset_apply.apply_reset`
-    takes it where it decides the route, after the cluster line, and a refusal is raised there,
-    before the backup, as before. Not started (run there instead) where the cluster is
-    protected: its name is typed before anything is sent to it, InitProducerId included. (A
-    reset whose groups all fit one commit whatever the limit asks the cluster nothing here.)"""
-    from kafka_groups.commands.reset_lanes import Ahead, lanes_for
-
-    settings = access.settings
-    timeout_ms = settings.timeout_ms
-    early = bool(targets) and not (settings.protected and not settings.assume_yes)
-    if early:
-        lanes_for(access)
-    return Ahead(route, access, targets, allow_non_atomic, timeout_ms, started=early)
 
 
 @dataclass

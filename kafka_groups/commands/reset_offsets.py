@@ -196,16 +196,11 @@ class ResetOffsetsRequest:
             result = replace(result, error=reset_failure(result))
             if not (self.execute_changes and plan.groups):
                 return Outcome(result, self.output, warnings, failure=result.error)
-            # Loaded here: a dry run, and an --execute with no group to reset, load no write guard.
-            from kafka_groups.commands.reset_apply import apply_reset
-            from kafka_groups.commands.reset_commit import route_ahead
-
-            # How each group is committed is read while the plan is printed (reset_commit.route).
-            routing = route_ahead(access, plan.targets, self.allow_non_atomic)
             if show is not None:  # before the commit: the warnings, and the plan when early
                 show(Outcome(result if early else None, self.output, warnings, before_write=True))
                 warnings = ()
-            result = apply_reset(
-                access, result, self.connection, self.backup_dir, self.allow_non_atomic, routing
-            )
+            # Loaded here: a dry run, and an --execute with no group to reset, load no write guard.
+            from kafka_groups.commands.reset_apply import apply_reset
+
+            result = apply_reset(access, result, self.connection, self.backup_dir, self.allow_non_atomic)
         return Outcome(result, self.output, warnings, failure=result.error, shown=early)

@@ -372,10 +372,9 @@ class TestInParts:
             yield topic
         _drop(cluster, topic)
 
-    # The points of every write too: the route (InitProducerId) is read while the plan prints
-    # and the re-check while the backup is written (commands/reset_lanes.py), so the broker
-    # paused right after the backup or killed right before the send meets reads already
-    # answered and a transaction not yet opened.
+    # The points of every write too, for a transaction: the broker paused right after the backup
+    # (the re-check before the send meets it) or killed right before the send (AddOffsetsToTxn
+    # meets it): nothing was opened, the offsets stay old.
     @pytest.mark.parametrize(
         ("point", "fault"),
         [(p, f) for p in PART_FAULT_POINTS for f in ("stop", "kill")]

@@ -107,13 +107,11 @@ def test_a_reset_beyond_one_batch_lands_at_once_and_its_undo_too(broker, big, ou
     assert committed(bs, group) == old
 
 
-def test_thousands_of_partitions_read_side_by_side_land_at_once(broker, big, ours, tmp_path):
-    """Above BULK_READS_ABOVE partitions every read of commands/reset_lanes.py runs beside another:
-    the topic's leaders, then its log offsets, and the group's committed offsets while the group
-    is described; the route (the limit, InitProducerId) while the plan is printed; the re-check
-    while the backup is written. The plan names every partition at its old and new offset, the
-    transaction lands whole and reads back stable, the backup holds the old offsets (the undo
-    restores them), and a second run, with nothing left to move, changes nothing."""
+def test_thousands_of_partitions_read_in_bulk_land_at_once(broker, big, ours, tmp_path):
+    """Above BULK_READS_ABOVE partitions the reset reads leaders and log offsets into compact
+    tables and commits in a transaction: the plan names every partition at its new offset, the
+    transaction lands whole and reads back stable, a second run with nothing left to move changes
+    nothing, and the undo restores every partition."""
     from kafka_groups.commands.reset_gather import BULK_READS_ABOVE
 
     bs = broker.bootstrap
