@@ -19,6 +19,7 @@ import functools
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ STEPS: tuple[tuple[str, str, str], ...] = (
     ("kafka_groups.commands.reset_apply", "", "recheck"),
     ("kafka_groups.commands.reset_apply", "Write", "run"),
     ("kafka_groups.commands.reset_commit", "", "route"),
+    ("kafka_groups.commands.reset_gather", "", "gather_groups"),
     ("kafka_groups.commands.reset_commit", "", "commit"),
     ("kafka_groups.commands.reset_commit", "", "read_back"),
     ("kafka_groups.commands.reset_commit", "", "_recheck_group"),
@@ -64,24 +66,29 @@ STEPS: tuple[tuple[str, str, str], ...] = (
     ("kafka_groups.render.registry", "", "deliver"),
 )
 
-Record = tuple[int, str, float, float, float, float]  # depth, name, wall start, wall, cpu start, cpu
+# depth, name, wall start, wall, cpu start, cpu, thread (main, or the one the step ran on)
+Record = tuple[int, str, float, float, float, float, str]
 records: list[Record] = []
-depth = [0]
+nesting = threading.local()  # each thread's depth: a coroutine of the protocol layer runs on its own
+
+
+def _thread() -> str:
+    thread = threading.current_thread()
+    return "main" if thread is threading.main_thread() else thread.name[:10]
 
 
 def timed(name: str, function: Any) -> Any:
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        level = depth[0]
-        depth[0] += 1
+        level = getattr(nesting, "depth", 0)
+        nesting.depth = level + 1
         wall, cpu = time.perf_counter(), time.process_time()
         try:
             return function(*args, **kwargs)
         finally:
-            depth[0] = level
-            records.append(
-                (level, name, wall - START, time.perf_counter() - wall, cpu, time.process_time() - cpu)
-            )
+            nesting.depth = level
+            took, used = time.perf_counter() - wall, time.process_time() - cpu
+            records.append((level, name, wall - START, took, cpu, used, _thread()))
 
     return wrapper
 
@@ -107,10 +114,15 @@ def wrap_steps() -> None:
 
 
 def report(total_wall: float, total_cpu: float) -> str:
-    lines = [f"{'start s':>8} {'wall s':>7} {'cpu s':>6}  step"]
-    for level, name, start, wall, _cpu_start, cpu in sorted(records, key=lambda r: (r[2], r[0])):
-        lines.append(f"{start:8.3f} {wall:7.3f} {cpu:6.3f}  {'  ' * level}{name}")
-    lines.append(f"{0:8.3f} {total_wall:7.3f} {total_cpu:6.3f}  the whole run (from this script's start)")
+    """The steps by start time; ``thread``: the one a step ran on (main, or the protocol
+    layer's network thread for a coroutine). The CPU is the whole process's while the step ran,
+    so steps that overlap share theirs."""
+    lines = [f"{'start s':>8} {'wall s':>7} {'cpu s':>6} {'thread':>10}  step"]
+    for level, name, start, wall, _cpu_start, cpu, where in sorted(records, key=lambda r: (r[2], r[0])):
+        lines.append(f"{start:8.3f} {wall:7.3f} {cpu:6.3f} {where:>10}  {'  ' * level}{name}")
+    lines.append(
+        f"{0:8.3f} {total_wall:7.3f} {total_cpu:6.3f} {'':>10}  the whole run (from this script's start)"
+    )
     return "\n".join(lines)
 
 

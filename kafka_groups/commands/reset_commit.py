@@ -197,7 +197,8 @@ def _in_transaction(
         access.add_offsets_to_transaction(txn)
         # The first part alone: a part the broker refuses (a batch over its limit after all)
         # stops the transaction before the others are sent. Then the rest in flight together,
-        # in order, on the coordinator's connection (each part is its own batch either way).
+        # in order, on the coordinator's connection (each part is its own batch either way;
+        # parts on connections of their own were measured no sooner: bench/RESULTS.md).
         access.commit_parts_in_transaction(txn, runs[:1], offsets)
         if len(runs) > 1:
             fault_point("between-chunks")

@@ -32,12 +32,17 @@ def text(result: ResetResult) -> str:
     gw = max([15, *(len(g) for g in groups)])
     tw = max([15, *(len(t) for p in result.plan.groups for t, _ in p.offsets)])
 
-    def line(group: str, topic: str, partition: str, offset: str) -> str:
-        return f"\n{group.ljust(gw)} {topic.ljust(tw)} {partition.ljust(10)} {offset}"
-
-    parts = [out, line("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")]
+    parts = [out, f"\n{'GROUP'.ljust(gw)} {'TOPIC'.ljust(tw)} {'PARTITION'.ljust(10)} NEW-OFFSET"]
     for plan in result.plan.groups:
-        parts.extend(line(plan.group, t, str(p), str(o)) for (t, p), o in plan.offsets.items())
+        # The group's and each topic's padded cells made once, not once a row (a plan of
+        # 30,000 rows is printed before the commit waits for it).
+        head = f"\n{plan.group.ljust(gw)} "
+        padded: dict[str, str] = {}
+        for (t, p), o in plan.offsets.items():
+            cell = padded.get(t)
+            if cell is None:
+                cell = padded[t] = f"{head}{t.ljust(tw)} "
+            parts.append(f"{cell}{str(p).ljust(10)} {o}")
     parts.append("\n")
     return "".join(parts)
 

@@ -374,8 +374,13 @@ class TestInParts:
             yield topic
         _drop(cluster, topic)
 
+    # The points of every write too, for a transaction: the broker paused right after the backup
+    # (the re-check before the send meets it) or killed right before the send (AddOffsetsToTxn
+    # meets it): nothing was opened, the offsets stay old.
     @pytest.mark.parametrize(
-        ("point", "fault"), [(p, f) for p in PART_FAULT_POINTS for f in ("stop", "kill")]
+        ("point", "fault"),
+        [(p, f) for p in PART_FAULT_POINTS for f in ("stop", "kill")]
+        + [("after-backup", "stop"), ("before-send", "kill")],
     )
     def test_reset_in_a_transaction(self, cluster, large, tmp_path, point, fault):
         bs, topic = cluster.bootstrap, large

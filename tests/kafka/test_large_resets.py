@@ -107,6 +107,41 @@ def test_a_reset_beyond_one_batch_lands_at_once_and_its_undo_too(broker, big, ou
     assert committed(bs, group) == old
 
 
+def test_thousands_of_partitions_read_in_bulk_land_at_once(broker, big, ours, tmp_path):
+    """Above BULK_READS_ABOVE partitions the reset reads leaders and log offsets into compact
+    tables and commits in a transaction: the plan names every partition at its new offset, the
+    transaction lands whole and reads back stable, a second run with nothing left to move changes
+    nothing, and the undo restores every partition."""
+    from kafka_groups.commands.reset_gather import BULK_READS_ABOVE
+
+    bs = broker.bootstrap
+    many = BULK_READS_ABOVE + 100
+    topic = create_topic(bs, unique("lr-bulk"), partitions=many)
+    produce_n(bs, topic, dict.fromkeys(range(many), 2))  # offsets 0 to 2: the undo's 1 is within
+    group = unique("lr-bulk")
+    old = {(topic, p): 1 for p in range(many)}
+    commit_in_slices(bs, group, old)
+    result = _reset(
+        ours, bs, group, "--topic", topic, "--to-earliest", "--execute", "--backup-dir", str(tmp_path)
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line.split() for line in result.stdout.splitlines() if f" {topic} " in f" {line} "]
+    assert len(rows) == many, result.stdout[-2000:]
+    # GROUP TOPIC PARTITION NEW-OFFSET
+    assert {(r[1], int(r[2])): int(r[3]) for r in rows} == dict.fromkeys(old, 0)
+    assert re.search(r"was committed in one transaction of \d+ parts\.", result.stderr), result.stderr
+    new = dict.fromkeys(old, 0)
+    assert committed(bs, group) == new
+    assert stable(bs, group, list(old)) == new
+    again = _reset(ours, bs, group, "--topic", topic, "--to-earliest", "--execute", "--backup-dir",
+                   str(tmp_path / "again"))  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert committed(bs, group) == new
+    restored = ours(*_undo(result.stderr), "--timeout", TOOL_TIMEOUT_MS)
+    assert restored.returncode == 0, restored.stderr
+    assert committed(bs, group) == old
+
+
 @pytest.mark.parametrize("protocol", ["classic", "consumer"])
 def test_empty_groups_of_either_protocol_take_the_transaction(broker, big, ours, tmp_path, protocol):
     """A group a real consumer made and left (Empty): the transactional commit from outside the
