@@ -81,6 +81,7 @@ class Connection(ProtocolCalls):
         self._local = threading.local()  # the running operation's deadline, per thread (_deadline)
         self._silent_nodes: set[int] = set()  # brokers that did not answer (any broker would do)
         self._early_protocol: Any = None  # the protocol layer's client, started early, not yet used
+        self._batch_pool: concurrent.futures.ThreadPoolExecutor | None = None  # _read_groups's threads
         self.write_target_named = False  # the command said which cluster it writes to (commands/target.py)
         warn_unmapped(settings)
 
@@ -243,11 +244,12 @@ class Connection(ProtocolCalls):
         batches = self._coordinator_batches(ids)
         if len(batches) == 1:
             return [one(batches[0])]
-        with concurrent.futures.ThreadPoolExecutor(
-            min(len(batches), BATCHES_IN_FLIGHT), thread_name_prefix="kafka-groups-batch"
-        ) as pool:
-            futures = [pool.submit(one, batch) for batch in batches]
-            concurrent.futures.wait(futures)
+        if self._batch_pool is None:  # kept for the command's reads (a watch reads every refresh)
+            self._batch_pool = concurrent.futures.ThreadPoolExecutor(
+                BATCHES_IN_FLIGHT, thread_name_prefix="kafka-groups-batch"
+            )
+        futures = [self._batch_pool.submit(one, batch) for batch in batches]
+        concurrent.futures.wait(futures)
         return [future.result() for future in futures]  # the first failure raises
 
     def _coordinator_batches(self, ids: list[str]) -> list[list[str]]:
@@ -329,6 +331,9 @@ class Connection(ProtocolCalls):
 
     def close(self) -> None:
         try:
+            if self._batch_pool is not None:  # idle: each read waited for its batches
+                self._batch_pool.shutdown(wait=False)
+                self._batch_pool = None
             if self._early_protocol is not None:  # started early, never used
                 self._early_protocol.close()
             if "_protocol" in self.__dict__:
