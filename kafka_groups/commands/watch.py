@@ -169,8 +169,6 @@ class _DescribeWatch:
         request = self.request
         given, listed = unordered_consumer_group_ids(access, request.selection)
         ids = java_sorted(given)
-        if len(ids) > STREAM_CHUNK:  # one FindCoordinator, then each chunk's batches per coordinator
-            access.locate_coordinators(ids)
         parts = sink.parts(DescribeFrame(now_ms, elapsed, interval))
         kept: list[WatchedGroup] = []
         every: list[DescribedGroup] = []
