@@ -13,8 +13,9 @@ They are plugged into kafka-python's connection with :func:`answered`, through a
 request wrapper (whose wire reads they share with the reset path's decoders): the request is sent
 as it is, and its answer decoded by ours, on the network thread, where kafka-python decodes its own.
 Malformed bytes raise ``ValueError``, which the library reports as an undecodable answer.
-(The reset path reads OffsetFetch answers of one large group into arrays, access/offset_fetch.py;
-these read many small groups into rows, with the metadata that ``committed_with_metadata`` shows.)
+(One group's OffsetFetch answers, the large reset's and the describe's, and the metadata that
+``committed_with_metadata`` shows, are read into arrays by access/offset_fetch.py; these read the
+answers of many small groups into rows, for the describe of many groups.)
 """
 
 from __future__ import annotations
