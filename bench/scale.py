@@ -254,6 +254,8 @@ def _cell(entry: dict[str, object] | None) -> str:
 
 
 def _ratio(entry: dict[str, object], other: dict[str, object] | None) -> str:
+    if entry["exits"] != [0]:
+        return "-"  # ours failed: no ratio
     if other is None or not other["wall_s"] or not other["cpu_s"] or other["exits"] != [0]:
         return "-"  # none, or it failed: no ratio
     wall = float(entry["wall_s"]) / float(other["wall_s"])  # type: ignore[arg-type]

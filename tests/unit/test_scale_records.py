@@ -52,3 +52,11 @@ def test_the_table_shows_a_timeout_row_beside_the_default_row() -> None:
     assert len(rows) == 2
     assert any("x1" in row and "--timeout" not in row for row in rows)
     assert any("(ours --timeout 60000)" in row and "x1" not in row for row in rows)
+
+
+def test_a_failed_run_of_ours_gives_no_ratio() -> None:
+    ours = {"wall_s": 2.0, "cpu_s": 1.0, "rss_mib": 100.0, "exits": [0], "runs": 1}
+    floor = {"wall_s": 1.0, "cpu_s": 0.5, "rss_mib": 20.0, "exits": [0], "runs": 1}
+    assert scale._ratio(ours, floor) == "2.00x (2.00x CPU)"
+    assert scale._ratio({**ours, "exits": [-11]}, floor) == "-"
+    assert scale._ratio(ours, {**floor, "exits": [1]}) == "-"
