@@ -24,6 +24,11 @@ peak RSS against size, log scales; matplotlib, a dev dependency).
     python -m bench.scale --bootstrap B --case describe-all  # a cluster already running
     python -m bench.scale --rpk /tmp/rpk                 # rpk beside ours
     python -m bench.scale --report                       # tables and plot from the kept results
+    python -m bench.scale --bootstrap B --sizes 100000 --timeout-ms 60000  # ours waits 60 s
+
+``--timeout-ms`` sets ours' wait for the cluster (``KAFKA_TOOLS_TIMEOUT_MS``; the tool's default
+is 5,000 ms, which a loaded cluster of 100,000 partitions does not always answer within); such
+rows are kept apart from the default's and the table names the timeout.
 
 A run whose exit status is not 0 is kept and shown as failed (``x`` and its status): the Apache
 tool exits 0 after some failures (its error is in its output), which the table notes.
@@ -177,6 +182,7 @@ def run_command(
     rpk: str | None,
     warm_up: bool,
     apache: bool = True,
+    timeout_ms: int | None = None,
 ) -> dict[str, list[Sample]]:
     args = command.args(bootstrap, size)
     argvs: dict[str, list[str]] = {"ours": [*our_command(command.tool), *args]}
@@ -188,6 +194,8 @@ def run_command(
     if rpk is not None and command.rpk is not None:
         argvs["rpk"] = [rpk, *command.rpk(bootstrap, size)]
     envs = {"ours": our_env(), "bare": our_env()}
+    if timeout_ms is not None:
+        envs["ours"]["KAFKA_TOOLS_TIMEOUT_MS"] = str(timeout_ms)
 
     def run(who: str, argv: list[str]) -> Sample:
         if command.recommit and who != "floor":
@@ -246,11 +254,26 @@ def _cell(entry: dict[str, object] | None) -> str:
 
 
 def _ratio(entry: dict[str, object], other: dict[str, object] | None) -> str:
+    if entry["exits"] != [0]:
+        return "-"  # ours failed: no ratio
     if other is None or not other["wall_s"] or not other["cpu_s"] or other["exits"] != [0]:
         return "-"  # none, or it failed: no ratio
     wall = float(entry["wall_s"]) / float(other["wall_s"])  # type: ignore[arg-type]
     cpu = float(entry["cpu_s"]) / float(other["cpu_s"])  # type: ignore[arg-type]
     return f"{wall:.2f}x ({cpu:.2f}x CPU)"
+
+
+def command_label(record: dict[str, object]) -> str:
+    """The case's command, with ours' timeout where the run set one (``--timeout-ms``)."""
+    timeout = record.get("timeout_ms")
+    return str(record["command"]) if timeout is None else f"{record['command']} (ours --timeout {timeout})"
+
+
+def record_key(family: str, command: str, size: int, apache: bool, timeout_ms: int | None) -> str:
+    """Where a case's record is kept: a run without the Apache tool (beside rpk), or with ours'
+    timeout set, apart from the default run's."""
+    key = f"{family}/{command}/{size:06d}" + ("" if apache else "/no-apache")
+    return key if timeout_ms is None else f"{key}/timeout-{timeout_ms}"
 
 
 def tables(data: dict[str, dict[str, object]]) -> str:
@@ -279,7 +302,7 @@ def tables(data: dict[str, dict[str, object]]) -> str:
             got: dict[str, dict[str, object]] = v["results"]  # type: ignore[assignment]
             ours = got["ours"]
             out.append(
-                f"| {v['command']} | {int(v['size']):,} | {v['nodes']} | {_cell(ours)} | "  # type: ignore[call-overload]
+                f"| {command_label(v)} | {int(v['size']):,} | {v['nodes']} | {_cell(ours)} | "  # type: ignore[call-overload]
                 f"{_cell(got.get('apache'))} | {_cell(got.get('floor'))} | {_cell(got.get('bare'))} | "
                 f"{_cell(got.get('rpk'))} | {_ratio(ours, got.get('apache'))} | "
                 f"{_ratio(ours, got.get('floor'))} | {_ratio(ours, got.get('rpk'))} | "
@@ -367,6 +390,11 @@ def main() -> None:
         help="leave the Apache tool out of the cases above this size (it takes minutes)",
     )
     parser.add_argument(
+        "--timeout-ms",
+        type=int,
+        help="ours waits this long for the cluster (KAFKA_TOOLS_TIMEOUT_MS; default: the tool's 5,000)",
+    )
+    parser.add_argument(
         "--report", action="store_true", help="only write the tables and plot from the kept results"
     )
     parser.add_argument("--no-write", action="store_true", help="print, keep nothing")
@@ -412,7 +440,9 @@ def main() -> None:
             for command in commands:
                 warm = size <= 1000
                 apache = opts.apache_up_to is None or size <= opts.apache_up_to
-                samples = run_command(command, size, bootstrap, opts.runs, opts.rpk, warm, apache)
+                samples = run_command(
+                    command, size, bootstrap, opts.runs, opts.rpk, warm, apache, opts.timeout_ms
+                )
                 record: dict[str, object] = {
                     "family": family,
                     "command": command.name,
@@ -424,12 +454,11 @@ def main() -> None:
                     "python": platform.python_version(),
                     "results": {who: summary(got) for who, got in samples.items()},
                 }
+                if opts.timeout_ms is not None:
+                    record["timeout_ms"] = opts.timeout_ms
                 print(json.dumps(record), flush=True)
-                if not opts.no_write:  # a run without the Apache tool (beside rpk) is kept apart
-                    key = f"{family}/{command.name}/{size:06d}" + (
-                        "" if "apache" in samples else "/no-apache"
-                    )
-                    keep(key, record)
+                if not opts.no_write:
+                    keep(record_key(family, command.name, size, "apache" in samples, opts.timeout_ms), record)
         if not opts.no_write:
             write_report()
     finally:

@@ -16,6 +16,7 @@ import contextlib
 import sys
 import time
 from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench import scale_wire  # noqa: E402
 from bench.setup_helpers import grow_topic, offset_commit_request  # noqa: E402
 
 GROUPS_TOPIC = "scale-groups"
@@ -75,31 +77,18 @@ def produce(bootstrap: str, topic: str, partitions: int, per_partition: int) -> 
     raise TimeoutError(f"{topic}: records still unsent after 20 minutes")
 
 
-def _client(bootstrap: str) -> Any:
-    from kafka_groups.access import protocol_layer
-
-    protocol_layer.prepare_messages()
-    return protocol_layer.ProtocolClient(
-        {
-            "bootstrap_servers": bootstrap.split(","),
-            "client_id": "bench-scale-setup",
-            "max_in_flight_requests_per_connection": IN_FLIGHT + 1,
-            "request_timeout_ms": 300_000,
-        }
-    )
-
-
 def _commit_request(group: str, topic: str, offsets: dict[int, int]) -> Any:
     return offset_commit_request(group, topic, offsets.items())
 
 
-def commit(bootstrap: str, commits: list[tuple[str, str, dict[int, int]]]) -> None:
+def commit(bootstrap: str, commits: list[tuple[str, str, dict[int, int]]], protocol: Any = None) -> None:
     """Each (group, topic, {partition: offset}) as one OffsetCommit to the group's coordinator,
     the requests to each coordinator in flight together (``IN_FLIGHT`` per connection), in waves
-    of a few thousand; a coordinator still loading is asked again."""
+    of a few thousand; a coordinator still loading is asked again. ``protocol``: a client of
+    bench/scale_wire.py to send them on (else one is opened and closed here)."""
     from kafka.errors import KafkaError
 
-    client = _client(bootstrap)
+    client = protocol or scale_wire.client(bootstrap, IN_FLIGHT + 1)
     try:
         for start in range(0, len(commits), 5000):
             wave = commits[start : start + 5000]
@@ -116,7 +105,8 @@ def commit(bootstrap: str, commits: list[tuple[str, str, dict[int, int]]]) -> No
             else:
                 raise RuntimeError(f"{len(wave)} commits refused, e.g. group {wave[0][0]}")
     finally:
-        client.close()
+        if protocol is None:
+            client.close()
 
 
 async def _commit_wave(client: Any, wave: list[tuple[str, str, dict[int, int]]]) -> list[Any]:
@@ -165,27 +155,105 @@ def setup_groups(bootstrap: str, count: int) -> None:
 
 
 def setup_partitions(bootstrap: str, partitions: int) -> None:
-    """The topic scale-pN of N partitions, one record on each, and the group scale-pN-group
-    with offset 1 committed on every partition (an Empty group, as a reset needs; ``--to-earliest``
-    moves every partition back to 0)."""
+    """The topic scale-pN of N partitions, at least one record on each, and the group
+    scale-pN-group with offset 1 committed on every partition (an Empty group, as a reset needs;
+    ``--to-earliest`` moves every partition back to 0). Only what is missing is done: a topic
+    whose every partition has a leader is neither made nor made room for, only the partitions
+    without a record get one, only the partitions not at offset 1 are committed."""
     topic = partition_topic(partitions)
-    _make_room(bootstrap, topic)
-    ensure_topic(bootstrap, topic, partitions)
-    if min(_log_ends(bootstrap, topic, partitions).values()) < 1:
-        produce(bootstrap, topic, partitions, 1)
-    recommit(bootstrap, partitions)
+    protocol = scale_wire.client(bootstrap, IN_FLIGHT + 1)
+    try:
+        with _step(f"{topic}: leaders"):
+            leader_of = scale_wire.leaders(protocol, topic, partitions)
+        if not _complete(leader_of, partitions):
+            with _step(f"{topic}: made"):
+                _make_room(bootstrap, topic)
+                ensure_topic(bootstrap, topic, partitions)
+            leader_of = _leaders_of(protocol, topic, partitions)
+        assert leader_of is not None
+        with _step(f"{topic}: a record on each partition"):
+            _fill(protocol, topic, partitions, leader_of)
+        with _step(f"{partition_group(partitions)}: offset 1 on each partition"):
+            _commit_missing(bootstrap, protocol, partitions)
+    finally:
+        protocol.close()
 
 
 def recommit(bootstrap: str, partitions: int) -> None:
     """Offset 1 on every partition of scale-pN-group again: before each run of ``--execute``, so
     that every run moves every partition (a reset to where the group already is writes nothing
-    new, and a refused commit then reads back as done)."""
+    new, and a refused commit then reads back as done). The partitions already at 1 are left."""
+    protocol = scale_wire.client(bootstrap, IN_FLIGHT + 1)
+    try:
+        _commit_missing(bootstrap, protocol, partitions)
+    finally:
+        protocol.close()
+
+
+@contextlib.contextmanager
+def _step(what: str) -> Iterator[None]:
+    """How long each step of a set-up took, on stderr (the profile of the set-up)."""
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        print(f"scale_setup: {what}: {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
+
+
+def _complete(leader_of: dict[int, int] | None, partitions: int) -> bool:
+    return leader_of is not None and all(leader_of.get(p, -1) >= 0 for p in range(partitions))
+
+
+def _leaders_of(protocol: Any, topic: str, partitions: int, within_s: float = 600) -> dict[int, int]:
+    """Every partition's leader, asked again until each has one."""
+    deadline = time.monotonic() + within_s
+    while True:
+        leader_of = scale_wire.leaders(protocol, topic, partitions)
+        if _complete(leader_of, partitions):
+            assert leader_of is not None
+            return leader_of
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{topic}: not every partition has a leader")
+        time.sleep(2)
+
+
+def _fill(protocol: Any, topic: str, partitions: int, leader_of: dict[int, int]) -> None:
+    """One record on each partition whose log is empty; a partition whose log end is not
+    answered (a leader moved, or not known everywhere yet) is asked again with fresh leaders."""
+    for _ in range(30):
+        ends = scale_wire.log_ends(protocol, topic, leader_of)
+        empty = scale_wire.below(ends, 1)
+        if empty:
+            print(f"scale_setup: {topic}: {len(empty)} partitions without a record", file=sys.stderr)
+            if scale_wire.produce_one(protocol, topic, leader_of, empty):
+                time.sleep(2)
+                leader_of = _leaders_of(protocol, topic, partitions)
+            continue
+        if not scale_wire.unknown(ends, partitions):
+            return
+        time.sleep(2)
+        leader_of = _leaders_of(protocol, topic, partitions)
+    raise TimeoutError(f"{topic}: partitions still without a record or a log end offset")
+
+
+def _commit_missing(bootstrap: str, protocol: Any, partitions: int) -> None:
+    """Offset 1 committed for scale-pN-group on every partition of scale-pN where it is not
+    (read back after the commit: a refused part is committed again)."""
     topic, group = partition_topic(partitions), partition_group(partitions)
-    chunks = [
-        (group, topic, dict.fromkeys(range(start, min(start + COMMIT_CHUNK, partitions)), 1))
-        for start in range(0, partitions, COMMIT_CHUNK)
-    ]
-    commit(bootstrap, chunks)
+    for _ in range(60):
+        held = scale_wire.committed(protocol, group, topic)
+        if held is None:  # the coordinator is loading or moved
+            time.sleep(1)
+            continue
+        todo = scale_wire.differing(held, partitions, 1)
+        if not todo:
+            return
+        chunks = [
+            (group, topic, dict.fromkeys(todo[start : start + COMMIT_CHUNK], 1))
+            for start in range(0, len(todo), COMMIT_CHUNK)
+        ]
+        commit(bootstrap, chunks, protocol)
+    raise RuntimeError(f"{group}: offset 1 not committed on every partition")
 
 
 def _make_room(bootstrap: str, keep: str) -> None:
@@ -247,7 +315,11 @@ def main(argv: list[str]) -> None:
     elif kind == "recommit":  # offset 1 on every partition of scale-pN-group again
         recommit(bootstrap, int(size))
     elif kind == "brokers":  # how many brokers the cluster has (the size argument is ignored)
-        print(len(_admin(bootstrap).list_topics(timeout=60).brokers))
+        protocol = scale_wire.client(bootstrap)  # no metadata of the topics (100,000 partitions)
+        try:
+            print(len(protocol.manager.cluster.brokers()))
+        finally:
+            protocol.close()
     else:
         raise SystemExit(f"unknown kind {kind}")
 
