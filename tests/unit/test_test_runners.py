@@ -158,3 +158,22 @@ def test_a_split_module_part_names_tests_of_that_module():
         assert conftest._unit(f"{path}::{some}[x]") == f"{path}::{part}"
         assert conftest._unit(f"{path}::{some}::test_y") == f"{path}::{part}"
         assert conftest._unit(f"{path}::test_not_in_the_part") == path
+
+
+def test_each_session_cluster_is_started_by_one_unit():
+    """A module that takes a session cluster (three_nodes, secure_cluster, compat_broker) outside the
+    unit that starts it (TOGETHER in tests/conftest.py) makes each worker's collection refuse the run,
+    which xdist reports only as a worker that finished with a test pending. Collected here as a
+    worker collects, so the unit tests catch it."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "tests/kafka"],
+        cwd=ROOT,
+        env={**os.environ, "PYTEST_XDIST_WORKER": "gw0"},  # the check runs where a worker collects
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
