@@ -308,6 +308,27 @@ class _PlainTracker:
         return out
 
 
+def _agree_fed_in_parts(
+    compact: RateTracker, plain: _PlainTracker, t: float, samples: list, parts: int
+) -> None:
+    """One refresh at ``t`` fed to ``compact`` in ``parts`` (whole groups in each part) gives every
+    delta and rate the plain model gives, in the order fed."""
+    expected = plain.update(t, samples)
+    groups = list(dict.fromkeys(s.group for s in samples))
+    compact.begin(t)
+    got = []
+    for i in range(parts):
+        chosen = set(groups[i::parts])
+        got += compact.feed([s for s in samples if s.group in chosen])
+    compact.end()
+    order = {g: i for i, g in enumerate(groups)}
+    expected.sort(key=lambda e: (order[e[0].group] % parts, order[e[0].group]))
+    assert [
+        (w.sample, w.lag_delta, w.consume_rate, w.produce_rate, w.rate_window_s, w.catch_up, w.catch_up_s)
+        for w in got
+    ] == expected
+
+
 _offset = st.one_of(st.none(), st.integers(0, 50), st.integers(2**40, 2**40 + 3))
 _row = st.tuples(
     st.sampled_from(["g1", "g2", "g3"]), st.sampled_from(["t", "u"]), st.integers(0, 3), _offset, _offset
@@ -328,20 +349,7 @@ def test_the_compact_history_gives_what_a_sample_per_partition_gives(refreshes):
             PartitionSample(g, tp, p, c, e, e - c if c is not None and e is not None else None)
             for g, tp, p, c, e in sorted(rows, key=lambda r: r[0])
         ]
-        expected = plain.update(t, samples)
-        groups = list(dict.fromkeys(s.group for s in samples))
-        compact.begin(t)
-        got = []
-        for i in range(parts):  # whole groups in each part
-            chosen = set(groups[i::parts])
-            got += compact.feed([s for s in samples if s.group in chosen])
-        compact.end()
-        order = {g: i for i, g in enumerate(groups)}
-        expected.sort(key=lambda e: (order[e[0].group] % parts, order[e[0].group]))
-        assert [
-            (w.sample, w.lag_delta, w.consume_rate, w.produce_rate, w.rate_window_s, w.catch_up, w.catch_up_s)
-            for w in got
-        ] == expected
+        _agree_fed_in_parts(compact, plain, t, samples, parts)
 
 
 # Offsets at the edges of the narrowed arrays' types (kafka_groups/core/watch._packed): a
@@ -369,20 +377,7 @@ def test_the_narrowed_history_gives_what_a_sample_per_partition_gives(refreshes)
             PartitionSample(g, tp, p, c, e, e - c if c is not None else None)
             for g, tp, p, c, e in sorted(rows, key=lambda r: r[0])
         ]
-        expected = plain.update(t, samples)
-        groups = list(dict.fromkeys(s.group for s in samples))
-        compact.begin(t)
-        got = []
-        for i in range(parts):
-            chosen = set(groups[i::parts])
-            got += compact.feed([s for s in samples if s.group in chosen])
-        compact.end()
-        order = {g: i for i, g in enumerate(groups)}
-        expected.sort(key=lambda e: (order[e[0].group] % parts, order[e[0].group]))
-        assert [
-            (w.sample, w.lag_delta, w.consume_rate, w.produce_rate, w.rate_window_s, w.catch_up, w.catch_up_s)
-            for w in got
-        ] == expected
+        _agree_fed_in_parts(compact, plain, t, samples, parts)
 
 
 @given(st.lists(st.one_of(st.none(), st.integers(-(2**63) + 1, 2**63 - 1)), max_size=12))
