@@ -83,7 +83,7 @@ def main() -> None:
             last = samples[who][-1]
             print(
                 f"run {run + 1} {who}: {last.wall_s:.2f} s, {last.cpu_s:.2f} s CPU, "
-                f"{last.max_rss_kb / 1024:.0f} MiB, exit {last.exit_code}, load {os.getloadavg()[0]:.1f}",
+                f"{last.max_rss_kb / 1024:.0f} MiB, exit {last.exit_code}",
                 flush=True,
             )
     medians = {

@@ -321,7 +321,6 @@ TOGETHER = {
     "tests/kafka/test_infra.py": "tests/kafka/test_failover.py",  # three_nodes
     "tests/kafka/test_many_groups.py": "tests/kafka/test_failover.py",  # three_nodes
     "tests/kafka/test_describe_large.py": "tests/kafka/test_failover.py",  # three_nodes
-    "tests/kafka/test_groups_fan_out.py": "tests/kafka/test_failover.py",  # three_nodes
     "tests/kafka/test_clusters.py": "tests/kafka/test_compat_39.py",  # compat_broker, the second cluster
 }
 SESSION_CLUSTERS = ("three_nodes", "secure_cluster", "compat_broker")  # the plain broker is on every worker

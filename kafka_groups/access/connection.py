@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import itertools
 import logging
-import threading
 import time
 from collections import defaultdict
 from functools import cached_property
@@ -50,19 +48,12 @@ FIRST_LOGIN_MS = 2000
 # How long the protocol layer may log in when it starts early, while an AdminClient request is in
 # flight (see Connection._start_protocol_early): that request's retries wait meanwhile.
 EARLY_LOGIN_MS = 1000
-# A read of many groups goes out in requests of at most this many groups, each batch under a
-# deadline of its own (Connection._read_groups): the Apache tool's --timeout bounds each of its
-# calls, and a read of thousands of groups that raced one deadline failed on a busy machine.
-# 5,000 groups described in batches of 500 take as long as in one (2.3 s on a busy two-core
-# machine); batches of 100 take a third longer.
+# A read of many groups goes out in requests of at most this many groups, one batch after
+# another, each under a deadline of its own (Connection._read_groups): the Apache tool's
+# --timeout bounds each of its calls, and a read of thousands of groups that raced one
+# deadline failed on a busy machine. 5,000 groups described in batches of 500 take as long as
+# in one (2.3 s on a busy two-core machine); batches of 100 take a third longer.
 GROUPS_PER_REQUEST = 500
-# The batches of a read of many groups are made per coordinator and this many are in flight
-# together (each on a thread of its own that waits for the protocol layer's network thread):
-# on several brokers each coordinator works on its own groups while the others work on
-# theirs, instead of every batch waiting for the slowest coordinator of the one before it.
-# A coordinator's batches beyond the connection's max_in_flight_requests_per_connection wait
-# in the protocol layer's queue for their turn.
-BATCHES_IN_FLIGHT = 6
 
 
 class Connection(ProtocolCalls):
@@ -78,10 +69,9 @@ class Connection(ProtocolCalls):
         self._cached_metadata: Any = None
         self._topic_metadata: dict[str, Any] = {}  # per-topic metadata, when only a few are needed
         self._watch = ConnectionWatch()  # the first authentication or TLS failure librdkafka reports
-        self._local = threading.local()  # the running operation's deadline, per thread (_deadline)
+        self._deadline: Deadline | None = None  # the running operation's, while it runs
         self._silent_nodes: set[int] = set()  # brokers that did not answer (any broker would do)
         self._early_protocol: Any = None  # the protocol layer's client, started early, not yet used
-        self._batch_pool: concurrent.futures.ThreadPoolExecutor | None = None  # _read_groups's threads
         self.write_target_named = False  # the command said which cluster it writes to (commands/target.py)
         warn_unmapped(settings)
 
@@ -202,74 +192,26 @@ class Connection(ProtocolCalls):
             reason = denied(getattr(exc, "errno", None), needs or {}) or str(exc)
             raise ClusterError(f"{what} failed: {reason}") from None
 
-    @property
-    def _deadline(self) -> Deadline | None:
-        """The running operation's deadline while it runs, on the thread that runs it (the
-        batches of :meth:`_read_groups` run together, each under a deadline of its own)."""
-        deadline: Deadline | None = getattr(self._local, "deadline", None)
-        return deadline
-
-    @_deadline.setter
-    def _deadline(self, deadline: Deadline | None) -> None:
-        self._local.deadline = deadline
-
     def _read_groups(self, what: str, read: Any, group_ids: list[str]) -> list[Any]:
         """A protocol-layer read of many groups (``read``, a coroutine given a list of group
-        ids): in batches of at most ``GROUPS_PER_REQUEST`` groups of one coordinator each, up to
-        ``BATCHES_IN_FLIGHT`` of them in flight together, each a read of its own under
-        ``--timeout`` (its own deadline and retries, as each request of the protocol layer has
-        its own timeout), so that no group waits for the time the groups of other batches took
-        and a coordinator that is slow or moves holds up only its own groups. A batch whose
-        coordinators change is asked again after they are forgotten. Returns each batch's
-        answer; when batches fail, the first of them (in the order of the groups) raises once
-        every batch has ended."""
+        ids): in batches of at most ``GROUPS_PER_REQUEST`` groups, one after another, each a
+        read of its own under ``--timeout`` (its own deadline and retries, as each request of
+        the protocol layer has its own timeout), so that no group waits for the time the
+        groups before it took. A batch whose coordinators change is asked again after they are
+        forgotten. Returns each batch's answer, in order; the first batch that fails raises."""
         ids = list(dict.fromkeys(group_ids))
-        needs = _describe_groups_acl(ids)
-
-        def one(batch: list[str]) -> Any:
-            return self._via_protocol(
+        batches = [ids[i : i + GROUPS_PER_REQUEST] for i in range(0, len(ids), GROUPS_PER_REQUEST)]
+        return [
+            self._via_protocol(
                 what,
                 self._run,
                 read,
                 batch,
-                needs=needs,
-                on_retry=lambda _missing: self._forget_coordinators(batch),
+                needs=_describe_groups_acl(ids),
+                on_retry=lambda _missing, batch=batch: self._forget_coordinators(batch),
             )
-
-        if len(ids) <= GROUPS_PER_REQUEST or self._deadline is not None:
-            # One batch, or within another operation's attempt (which retries the whole read):
-            # one batch after another, on this thread.
-            return [one(ids[i : i + GROUPS_PER_REQUEST]) for i in range(0, len(ids), GROUPS_PER_REQUEST)]
-        _ = self._protocol  # logged in here, once, before the batches' threads use it
-        batches = self._coordinator_batches(ids)
-        if len(batches) == 1:
-            return [one(batches[0])]
-        if self._batch_pool is None:  # kept for the command's reads (a watch reads every refresh)
-            self._batch_pool = concurrent.futures.ThreadPoolExecutor(
-                BATCHES_IN_FLIGHT, thread_name_prefix="kafka-groups-batch"
-            )
-        futures = [self._batch_pool.submit(one, batch) for batch in batches]
-        concurrent.futures.wait(futures)
-        return [future.result() for future in futures]  # the first failure raises
-
-    def _coordinator_batches(self, ids: list[str]) -> list[list[str]]:
-        """The groups in batches of at most ``GROUPS_PER_REQUEST`` groups, each of one
-        coordinator where the protocol layer knows it already (``locate_coordinators`` asked for
-        them all at once, or an earlier read), taken from each coordinator in turn so that the
-        first batches in flight reach every coordinator; the groups whose coordinator is not
-        known, in their order. No request is made here: each batch's own read finds what it
-        lacks, under its own deadline, without holding up the others."""
-        from kafka.protocol.metadata import CoordinatorType
-
-        known = self._protocol.manager.cluster.get_coordinator
-        by_node: dict[Any, list[str]] = defaultdict(list)
-        for group_id in ids:
-            by_node[known(group_id, CoordinatorType.GROUP)].append(group_id)
-        per_node = [
-            [groups[i : i + GROUPS_PER_REQUEST] for i in range(0, len(groups), GROUPS_PER_REQUEST)]
-            for groups in by_node.values()
+            for batch in batches
         ]
-        return [batch for turn in itertools.zip_longest(*per_node) for batch in turn if batch is not None]
 
     def _retrying(self, what: str, attempt: Any, on_retry: Any = None, retriable: Any = None) -> Any:
         """Run ``attempt(deadline)`` under the retry policy (kafka_groups/access/retry.py) with
@@ -331,9 +273,6 @@ class Connection(ProtocolCalls):
 
     def close(self) -> None:
         try:
-            if self._batch_pool is not None:  # idle: each read waited for its batches
-                self._batch_pool.shutdown(wait=False)
-                self._batch_pool = None
             if self._early_protocol is not None:  # started early, never used
                 self._early_protocol.close()
             if "_protocol" in self.__dict__:

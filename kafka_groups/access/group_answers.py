@@ -341,21 +341,14 @@ def list_groups(data: bytes, pos: int, version: int) -> ListGroupsAnswer:
     groups = []
     new = tuple.__new__
     state = group_type = None
-    # The protocol types, states and types are a few words repeated for every group: each is
-    # one string, shared (a listing of 50,000 groups: 150,000 strings fewer while it lives).
-    words: dict[str | None, str | None] = {}
-    word = words.setdefault
     group_count, pos = count(data, pos)
     for _ in range(group_count):
         group_id, pos = string(data, pos)
         protocol_type, pos = string(data, pos)
-        protocol_type = word(protocol_type, protocol_type)
         if version >= 4:
             state, pos = string(data, pos)
-            state = word(state, state)
             if version >= 5:
                 group_type, pos = string(data, pos)
-                group_type = word(group_type, group_type)
         pos = tags(data, pos)
         groups.append(new(ListedGroupAnswer, (group_id, protocol_type, state, group_type)))
     pos = tags(data, pos)

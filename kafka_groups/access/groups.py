@@ -93,19 +93,10 @@ class GroupsAccess(Connection):
             self._list_groups,
             [t.lower() for t in sorted(types)] if typed and types else None,
         )
-        # The type's word made once per type, not once per group (50,000 groups: one string).
-        words: dict[str | None, str] = {}
-
-        def type_of(raw_type: str | None) -> str:
-            word = words.get(raw_type)
-            if word is None:
-                word = words[raw_type] = (raw_type or "").capitalize() or UNKNOWN
-            return word
-
         return [
             GroupListing(
                 group_id=g.group_id,
-                type=type_of(g.group_type),
+                type=(g.group_type or "").capitalize() or UNKNOWN,
                 state=g.group_state or UNKNOWN,
                 protocol_type=g.protocol_type or "",
             )
@@ -118,7 +109,6 @@ class GroupsAccess(Connection):
         in the brokers' own, which ``core.javaorder.string_keys_order`` turns into the first."""
         from kafka_groups.core.groups import CONSUMER_GROUP_TYPES, select_consumer_groups
 
-        self._listed_types = {}  # the last listing's goes before this one is read (a watch lists again)
         listed = self.list_groups(frozenset(CONSUMER_GROUP_TYPES))
         chosen = select_consumer_groups(listed, frozenset(), frozenset(), ordered)
         # What the listing says of each group's type, for the describe that may follow.

@@ -25,7 +25,7 @@ STREAMS_GROUP_STATES: tuple[str, ...] = ("Empty", "NotReady", "Assigning", "Reco
 UNKNOWN = "Unknown"
 
 
-@dataclass(frozen=True, slots=True)  # one per group listed: a watch of 50,000 groups lists them each refresh
+@dataclass(frozen=True)
 class GroupListing:
     """One group as ListGroups reports it."""
 

@@ -131,46 +131,23 @@ def catch_up(lag: int | None, consume: float | None, produce: float | None) -> t
     return CatchUp.CATCHING_UP, lag / net
 
 
-# The history's arrays, narrowest first: each array takes the narrowest machine integer that
-# holds its values, and stores "unknown" (None) as that type's lowest value, which no value in
-# it takes. The offsets of a group that has consumed a few records fit in a byte each: an idle
-# group's window costs 30 bytes of values for 10 partitions, not 240.
-_TYPECODES = ("b", "h", "i", "q")
-_NONE_OF = {code: -(2 ** (8 * array(code).itemsize - 1)) for code in _TYPECODES}
-_NONE = _NONE_OF["q"]
+# A value the history stores for "unknown" (None): no offset or lag takes it.
+_NONE = -(2**63)
 
 
-def _packed(values: list[int | None]) -> array[int]:
-    """``values`` in the narrowest array that holds them and its "unknown"."""
-    known = [v for v in values if v is not None]
-    low, high = (min(known), max(known)) if known else (0, 0)
-    for code in _TYPECODES:
-        none = _NONE_OF[code]
-        if none < low and high < -none:
-            return array(code, [none if v is None else v for v in values])
-    return array("q", [_NONE if v is None else v for v in values])  # an offset is never -2**63
+def _stored(value: int | None) -> int:
+    return _NONE if value is None else value
 
 
-def _unpacked(values: array[int]) -> list[int | None]:
-    none = _NONE_OF[values.typecode]
-    return [None if v == none else v for v in values]
-
-
-def _same(a: array[int], b: array[int]) -> bool:
-    """The same values (arrays of different types store "unknown" differently)."""
-    return a.typecode == b.typecode and a == b
-
-
-def _joined(a: array[int], b: array[int]) -> array[int]:
-    return a + b if a.typecode == b.typecode else _packed(_unpacked(a) + _unpacked(b))
+def _read(value: int) -> int | None:
+    return None if value == _NONE else value
 
 
 class _GroupHistory(NamedTuple):
     """The last samples of one group's partitions: ``keys`` the (topic, partition) of each row
     (the tuple shared by every group of the same rows), ``times`` the refreshes they were taken
     at, oldest first, and ``values`` one array per refresh of (current offset, log end offset,
-    lag) for each row, in the order of ``keys`` (each of the narrowest type that holds it:
-    ``_packed``). An array equal to the one before it is that
+    lag) for each row, in the order of ``keys``. An array equal to the one before it is that
     same object: an idle group keeps one array, whatever the window."""
 
     keys: tuple[tuple[str, int], ...]
@@ -235,7 +212,9 @@ class RateTracker:
     def _group(self, group: str, rows: list[PartitionSample], at_s: float) -> list[PartitionWatch]:
         assert self._next is not None
         keys = tuple((s.topic, s.partition) for s in rows)
-        now = _packed([v for s in rows for v in (s.current_offset, s.log_end_offset, s.lag)])
+        now = array("q")
+        for s in rows:
+            now.extend((_stored(s.current_offset), _stored(s.log_end_offset), _stored(s.lag)))
         old = self._history.get(group)
         usable = [i for i, t in enumerate(old.times) if t < at_s] if old is not None else []
         if old is None or not usable:
@@ -256,7 +235,7 @@ class RateTracker:
             if at is not None:
                 base = 3 * at
                 history = [
-                    _Seen(t, *_unpacked(v[base : base + 3]))
+                    _Seen(t, _read(v[base]), _read(v[base + 1]), _read(v[base + 2]))
                     for t, v in zip(past_times, past_values, strict=True)
                 ]
             out.append(_watch(sample, seen_now, history, whole))
@@ -264,11 +243,10 @@ class RateTracker:
         if old is not None and usable and not (old.keys is keys or old.keys == keys):
             remapped = []
             for v in past_values:
-                moved = array(v.typecode)
-                none = _NONE_OF[v.typecode]
+                moved = array("q")
                 for key in keys:
                     at = where.get(key)
-                    moved.extend(v[3 * at : 3 * at + 3] if at is not None else (none, none, none))
+                    moved.extend(v[3 * at : 3 * at + 3] if at is not None else (_NONE, _NONE, _NONE))
                 remapped.append(moved)
             past_values = remapped
             # A partition new to the group has no history: its gaps are None, which no rate
@@ -277,10 +255,8 @@ class RateTracker:
         earlier = self._next.get(group)
         if earlier is not None:  # the group's rows came in two parts: one history for both
             keys = earlier.keys + keys
-            values = [
-                _joined(a, b) for a, b in zip(earlier.values, values[-len(earlier.values) :], strict=True)
-            ]
-        if len(values) > 1 and _same(values[-2], values[-1]):
+            values = [a + b for a, b in zip(earlier.values, values[-len(earlier.values) :], strict=True)]
+        if len(values) > 1 and values[-2] == values[-1]:
             values[-1] = values[-2]
         times = self._share((*past_times, at_s)[-self.window :])
         self._next[group] = _GroupHistory(

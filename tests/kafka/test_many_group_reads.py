@@ -114,9 +114,8 @@ def test_a_group_reads_the_same_alone_and_among_thousands(cluster, many, ours, v
 
 def test_a_paused_broker_fails_a_read_of_thousands_of_groups_within_one_timeout(cluster, many):
     """The connection is up and the coordinators known when the broker stops answering: the
-    batches, in flight together, each fail after their own --timeout, naming the coordinators
-    they waited for, and the read fails within about one timeout (five batches each waiting
-    their timeout in turn would take five)."""
+    batch in flight fails after its own --timeout, naming the coordinators it waited for, and no
+    batch after it is tried (five batches each waiting their timeout would take five)."""
     from kafka_groups.access.cluster import KafkaAccess
     from kafka_groups.errors import ClusterError
     from kafka_groups.settings import ConnectionArgs

@@ -1,13 +1,9 @@
 """Reads of many groups (Connection._read_groups) with plain data: a fake clock, batches that
 take time and fail for a while, no client. Each batch of groups is read under a deadline of its
-own; a batch that cannot be read in its own time fails the read, once the others are read. The
-batches are made per coordinator (as the protocol layer knows them), taken from each in turn.
-On the fake clock the batches are read one at a time (``BATCHES_IN_FLIGHT`` 1); several in flight
-together are tested on three brokers (tests/kafka/test_groups_fan_out.py)."""
+own; the first batch that cannot be read in its own time ends the read."""
 
 from __future__ import annotations
 
-import threading
 from types import SimpleNamespace
 from typing import Any
 
@@ -33,16 +29,9 @@ class Reads(GroupsAccess):
     """The access layer's batching and retries, its requests played by ``answer``: each batch
     costs ``cost_s`` of the fake clock per attempt and fails retriably ``failures(batch)`` times."""
 
-    def __init__(
-        self, clock: Clock, cost_s: float, failures: Any, coordinators: dict[str, int] | None = None
-    ) -> None:
+    def __init__(self, clock: Clock, cost_s: float, failures: Any) -> None:
         self.settings = SimpleNamespace(timeout_ms=TIMEOUT_MS, bootstrap_servers="broker:9092")
-        self._local = threading.local()
-        self._batch_pool = None
         self._deadline = None
-        known = (coordinators or {}).get
-        cluster = SimpleNamespace(get_coordinator=lambda group, _type: known(group))
-        self.__dict__["_protocol"] = SimpleNamespace(manager=SimpleNamespace(cluster=cluster))
         self._cached_metadata = None
         self._topic_metadata: dict[str, Any] = {}
         self.clock, self.cost_s, self.failures = clock, cost_s, failures
@@ -68,7 +57,6 @@ class Reads(GroupsAccess):
 
 @pytest.fixture
 def clock(monkeypatch) -> Clock:
-    monkeypatch.setattr(connection, "BATCHES_IN_FLIGHT", 1)
     fake = Clock()
     monkeypatch.setattr(connection, "Deadline", lambda ms: Deadline(ms, clock=fake))
     pause = retry_until
@@ -96,9 +84,9 @@ def test_each_batch_has_a_deadline_of_its_own(clock):
     assert [len(f) for f in reads.forgotten] == [GROUPS_PER_REQUEST] * 5 + [7]
 
 
-def test_a_batch_not_read_in_its_own_time_fails_the_read_once_the_others_are_read(clock):
+def test_the_first_batch_not_read_in_its_own_time_ends_the_read(clock):
     """The third batch never gets through: the read fails after its timeout, naming what it
-    waited for; the batches after it were read in their own time meanwhile (not after it)."""
+    waited for, and the batches after it are not asked."""
     third = GROUPS[2 * GROUPS_PER_REQUEST]
     reads = Reads(clock, cost_s=0.1, failures=lambda batch: 10**9 if batch[0] == third else 0)
     began = clock.now
@@ -107,25 +95,9 @@ def test_a_batch_not_read_in_its_own_time_fails_the_read_once_the_others_are_rea
     assert failed.value.message.startswith(
         f"the coordinators of {third}.. not available within {TIMEOUT_MS} ms"
     )
-    assert set(reads.attempts) == {GROUPS[i] for i in range(0, len(GROUPS), GROUPS_PER_REQUEST)}
-    # Five batches read in 0.1 s each, and one timeout (and the last attempt's cost) for the third.
-    assert clock.now - began <= 0.5 + TIMEOUT_MS / 1000 + 0.1 + 1e-9
-
-
-def test_batches_are_made_per_coordinator_taken_from_each_in_turn(clock):
-    """Groups of three coordinators (one with more than a batch) and a few whose coordinator is
-    not known: each batch is of one coordinator, the first batches reach every coordinator, the
-    unknown ones keep their order; every group is read once."""
-    groups = [f"g-{i:04d}" for i in range(2 * GROUPS_PER_REQUEST + 30)]
-    where = {g: (1 if i < GROUPS_PER_REQUEST + 20 else 2 + i % 2) for i, g in enumerate(groups[:-5])}
-    reads = Reads(clock, cost_s=0.0, failures=lambda batch: 0, coordinators=where)
-    answers = reads._read_groups("reading", reads.answer, groups)
-    batches = [list(a) for a in answers]
-    assert sorted(g for b in batches for g in b) == sorted(groups)
-    assert all(len(b) <= GROUPS_PER_REQUEST for b in batches)
-    assert all(len({where.get(g) for g in b}) == 1 for b in batches)
-    assert [where.get(b[0]) for b in batches[:4]] == [1, 2, 3, None]
-    assert batches[3] == groups[-5:]
+    assert set(reads.attempts) == {GROUPS[0], GROUPS[GROUPS_PER_REQUEST], third}
+    # Two batches read in 0.1 s each, then one timeout (and the last attempt's cost) for the third.
+    assert clock.now - began <= 0.2 + TIMEOUT_MS / 1000 + 0.1 + 1e-9
 
 
 def test_a_group_named_twice_is_read_once(clock):

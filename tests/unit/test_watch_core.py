@@ -308,27 +308,6 @@ class _PlainTracker:
         return out
 
 
-def _agree_fed_in_parts(
-    compact: RateTracker, plain: _PlainTracker, t: float, samples: list, parts: int
-) -> None:
-    """One refresh at ``t`` fed to ``compact`` in ``parts`` (whole groups in each part) gives every
-    delta and rate the plain model gives, in the order fed."""
-    expected = plain.update(t, samples)
-    groups = list(dict.fromkeys(s.group for s in samples))
-    compact.begin(t)
-    got = []
-    for i in range(parts):
-        chosen = set(groups[i::parts])
-        got += compact.feed([s for s in samples if s.group in chosen])
-    compact.end()
-    order = {g: i for i, g in enumerate(groups)}
-    expected.sort(key=lambda e: (order[e[0].group] % parts, order[e[0].group]))
-    assert [
-        (w.sample, w.lag_delta, w.consume_rate, w.produce_rate, w.rate_window_s, w.catch_up, w.catch_up_s)
-        for w in got
-    ] == expected
-
-
 _offset = st.one_of(st.none(), st.integers(0, 50), st.integers(2**40, 2**40 + 3))
 _row = st.tuples(
     st.sampled_from(["g1", "g2", "g3"]), st.sampled_from(["t", "u"]), st.integers(0, 3), _offset, _offset
@@ -349,56 +328,20 @@ def test_the_compact_history_gives_what_a_sample_per_partition_gives(refreshes):
             PartitionSample(g, tp, p, c, e, e - c if c is not None and e is not None else None)
             for g, tp, p, c, e in sorted(rows, key=lambda r: r[0])
         ]
-        _agree_fed_in_parts(compact, plain, t, samples, parts)
-
-
-# Offsets at the edges of the narrowed arrays' types (kafka_groups/core/watch._packed): a
-# partition's offsets move from a byte to a 64-bit integer and back between refreshes, and a
-# lag of minus the offset reaches each type's lowest value (its "unknown").
-_edge = st.sampled_from([0, 1, 126, 127, 128, 2**15 - 1, 2**15, 2**31 - 1, 2**31, 2**40, 2**63 - 1])
-_edge_row = st.tuples(
-    st.sampled_from(["g1", "g2"]), st.just("t"), st.integers(0, 2), st.one_of(st.none(), _edge), _edge
-)
-
-
-@given(
-    st.lists(
-        st.tuples(st.sampled_from([0.5, 1.0]), st.lists(_edge_row, max_size=6), st.integers(1, 2)),
-        min_size=1,
-        max_size=8,
-    )
-)
-def test_the_narrowed_history_gives_what_a_sample_per_partition_gives(refreshes):
-    compact, plain = RateTracker(), _PlainTracker()
-    t = 0.0
-    for step, rows, parts in refreshes:
-        t += step
-        samples = [
-            PartitionSample(g, tp, p, c, e, e - c if c is not None else None)
-            for g, tp, p, c, e in sorted(rows, key=lambda r: r[0])
-        ]
-        _agree_fed_in_parts(compact, plain, t, samples, parts)
-
-
-@given(st.lists(st.one_of(st.none(), st.integers(-(2**63) + 1, 2**63 - 1)), max_size=12))
-def test_packed_values_read_back_as_given_in_the_narrowest_type(values):
-    from kafka_groups.core.watch import _NONE_OF, _packed, _unpacked
-
-    packed = _packed(values)
-    assert _unpacked(packed) == values
-    known = [v for v in values if v is not None]
-    narrower = [c for c in ("b", "h", "i", "q") if _NONE_OF[c] > _NONE_OF[packed.typecode]]
-    for code in narrower:  # a narrower type would not hold them (or their "unknown")
-        assert any(not _NONE_OF[code] < v < -_NONE_OF[code] for v in known)
-
-
-def test_an_idle_group_of_small_offsets_keeps_a_byte_a_value():
-    tracker = RateTracker()
-    for t in range(3):
-        tracker.update(float(t), [sample(5, 9, partition=p) for p in range(10)])
-    assert len(set(map(id, tracker._history["g"].values))) == 1
-    values = tracker._history["g"].values[0]
-    assert values.typecode == "b" and len(values) == 30
+        expected = plain.update(t, samples)
+        groups = list(dict.fromkeys(s.group for s in samples))
+        compact.begin(t)
+        got = []
+        for i in range(parts):  # whole groups in each part
+            chosen = set(groups[i::parts])
+            got += compact.feed([s for s in samples if s.group in chosen])
+        compact.end()
+        order = {g: i for i, g in enumerate(groups)}
+        expected.sort(key=lambda e: (order[e[0].group] % parts, order[e[0].group]))
+        assert [
+            (w.sample, w.lag_delta, w.consume_rate, w.produce_rate, w.rate_window_s, w.catch_up, w.catch_up_s)
+            for w in got
+        ] == expected
 
 
 def test_an_idle_group_keeps_one_array_of_offsets_whatever_the_window():
