@@ -70,9 +70,6 @@ def gather_health(
     groups = list(states)
     if committed is None:
         committed = access.committed_offsets(groups)
-    topics = {t for g in groups for t, _ in committed.get(g, {})} | {
-        t for g in groups for t, _ in owners.get(g, {})
-    }
     # Thousands of partitions: their leaders and log offsets are read through the protocol layer
     # into compact tables (access/partition_reads.py); librdkafka's metadata and ListOffsets of
     # them would take about 2 KB a partition.
@@ -81,6 +78,7 @@ def gather_health(
     named = {tp for g in groups for tp in committed.get(g, {})} | {
         tp for g in groups for tp in owners.get(g, {})
     }
+    topics = {t for t, _ in named}
     bulk = len(named) > BULK_OFFSETS_ABOVE
     read_layout = access.partition_leaders if bulk else access.topic_partitions
     layout: Mapping[str, Mapping[int, int]] = read_layout(topics)
